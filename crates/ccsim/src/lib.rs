@@ -1,0 +1,28 @@
+//! ccsim: a packet-level discrete-event simulator for TCP congestion-control research.
+//!
+//! A scenario (JSON of the schema in [`scenario::schema`]) is parsed and validated into a
+//! [`sim::Simulation`], run in virtual time, and summarised as columnar [`results::Results`].
+//! The crate knows nothing of Python; `ccsim-py` binds it.
+
+pub mod app;
+pub mod engine;
+pub mod net;
+pub mod packet;
+pub mod queue;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod time;
+pub mod trace;
+
+pub use scenario::ScenarioError;
+pub use sim::Simulation;
+
+/// Runs a scenario given as JSON to its end and returns its results.
+pub fn run_json(json: &str) -> Result<results::Results, ScenarioError> {
+    let mut sim = scenario::load(json)?;
+    sim.run();
+    Ok(results::collect(&mut sim))
+}

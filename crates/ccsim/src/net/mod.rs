@@ -1,0 +1,5 @@
+//! The network: link directions, loss models and routing.
+
+pub mod link;
+pub mod loss;
+pub mod routing;

@@ -1,0 +1,88 @@
+//! DropTail: first in, first out; an arrival that does not fit is dropped.
+
+use std::collections::VecDeque;
+
+use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::packet::PktId;
+
+/// A FIFO bounded in packets or in bytes (waiting packets only; the one on the wire does not
+/// count, so ns-2's `limit_ N`, which drops when `len + 1 ≥ N`, is `DropTail::packets(N - 1)`).
+pub struct DropTail {
+    fifo: VecDeque<PktId>,
+    bytes: u64,
+    limit_packets: u32,
+    limit_bytes: u64,
+}
+
+impl DropTail {
+    pub fn packets(limit: u32) -> Self {
+        DropTail { fifo: VecDeque::new(), bytes: 0, limit_packets: limit, limit_bytes: u64::MAX }
+    }
+    pub fn bytes(limit: u64) -> Self {
+        DropTail { fifo: VecDeque::new(), bytes: 0, limit_packets: u32::MAX, limit_bytes: limit }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
+        let size = ctx.arena.get(pkt).size as u64;
+        if self.fifo.len() as u32 >= self.limit_packets || self.bytes + size > self.limit_bytes {
+            return Verdict::Dropped(Reason::Overflow);
+        }
+        self.bytes += size;
+        self.fifo.push_back(pkt);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
+        let p = self.fifo.pop_front()?;
+        self.bytes -= ctx.arena.get(p).size as u64;
+        Some(p)
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.fifo.len() as u32
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Kind, Packet, PacketArena};
+    use crate::rng::Rng;
+    use crate::time::SimTime;
+
+    fn ctx<'a>(arena: &'a mut PacketArena, rng: &'a mut Rng, dropped: &'a mut Vec<(PktId, Reason)>) -> QueueCtx<'a> {
+        QueueCtx { now: SimTime::ZERO, arena, rng, dropped }
+    }
+
+    #[test]
+    fn packet_limit_drops_the_arrival_that_does_not_fit() {
+        let (mut a, mut r, mut d) = (PacketArena::default(), Rng::derive(0, "q"), vec![]);
+        let ids: Vec<_> = (0..3).map(|i| a.alloc(Packet::new(i, Kind::Udp, 0, 1, 100, SimTime::ZERO))).collect();
+        let mut q = DropTail::packets(2);
+        let mut c = ctx(&mut a, &mut r, &mut d);
+        assert_eq!(q.enqueue(ids[0], &mut c), Verdict::Enqueued);
+        assert_eq!(q.enqueue(ids[1], &mut c), Verdict::Enqueued);
+        assert_eq!(q.enqueue(ids[2], &mut c), Verdict::Dropped(Reason::Overflow));
+        assert_eq!(q.dequeue(&mut c), Some(ids[0]));
+        assert_eq!((q.len_packets(), q.len_bytes()), (1, 100));
+    }
+
+    #[test]
+    fn byte_limit_counts_sizes() {
+        let (mut a, mut r, mut d) = (PacketArena::default(), Rng::derive(0, "q"), vec![]);
+        let big = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 1500, SimTime::ZERO));
+        let small = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 40, SimTime::ZERO));
+        let big2 = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 1500, SimTime::ZERO));
+        let mut q = DropTail::bytes(3000);
+        let mut c = ctx(&mut a, &mut r, &mut d);
+        assert_eq!(q.enqueue(big, &mut c), Verdict::Enqueued);
+        assert_eq!(q.enqueue(small, &mut c), Verdict::Enqueued);
+        assert_eq!(q.enqueue(big2, &mut c), Verdict::Dropped(Reason::Overflow));
+        assert_eq!(q.len_bytes(), 1540);
+    }
+}

@@ -1,0 +1,403 @@
+//! From a parsed scenario to a ready-to-run simulation: expand the topology helper into nodes
+//! and links, check every cross-reference and range (errors name the exact path), compute
+//! routes, and build the link directions and flows.
+
+use std::collections::HashMap;
+
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::app::Cbr;
+use crate::net::link::LinkDir;
+use crate::net::loss::LossModel;
+use crate::net::routing::Routes;
+use crate::queue::{DropTail, Queue};
+use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
+use crate::tcp::cc::{Cc, Reno};
+use crate::tcp::{Receiver, ReceiverConfig, Sender};
+use crate::time::{Rate, SimTime};
+use crate::trace::Recorder;
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T> {
+    Err(ScenarioError::new(path, msg))
+}
+
+/// A link after topology expansion, with the path of its spec for error messages.
+struct LinkPlan {
+    name: String,
+    a: u32,
+    b: u32,
+    rate: Rate,
+    delay: SimTime,
+    queue: Option<QueueSpec>,
+    loss: Option<LossSpec>,
+    loss_reverse: Option<LossSpec>,
+    path: String,
+}
+
+struct Net {
+    nodes: Vec<String>,
+    index: HashMap<String, u32>,
+    links: Vec<LinkPlan>,
+}
+
+impl Net {
+    fn node(&mut self, name: String) -> u32 {
+        let i = self.nodes.len() as u32;
+        self.index.insert(name.clone(), i);
+        self.nodes.push(name);
+        i
+    }
+}
+
+fn plan(spec: &LinkSpec, name: String, a: u32, b: u32, path: String) -> LinkPlan {
+    LinkPlan {
+        name,
+        a,
+        b,
+        rate: spec.rate.0,
+        delay: spec.delay.0,
+        queue: spec.queue.clone(),
+        loss: spec.loss.clone(),
+        loss_reverse: spec.loss_reverse.clone(),
+        path,
+    }
+}
+
+fn no_ends(spec: &LinkSpec, path: &str) -> Result<()> {
+    if spec.a.is_some() || spec.b.is_some() {
+        let f = if spec.a.is_some() { "a" } else { "b" };
+        return err(format!("{path}.{f}"), "link ends are given only in explicit topologies; this topology places its links itself");
+    }
+    Ok(())
+}
+
+fn expand(t: &Topology) -> Result<Net> {
+    let mut net = Net { nodes: vec![], index: HashMap::new(), links: vec![] };
+    match t {
+        Topology::Dumbbell(d) => {
+            if d.pairs == 0 {
+                return err("topology.pairs", "must be at least 1");
+            }
+            if d.left.len() > d.pairs as usize {
+                return err("topology.left", format!("has {} entries but there are only {} pairs", d.left.len(), d.pairs));
+            }
+            if d.right.len() > d.pairs as usize {
+                return err("topology.right", format!("has {} entries but there are only {} pairs", d.right.len(), d.pairs));
+            }
+            no_ends(&d.bottleneck, "topology.bottleneck")?;
+            let left = net.node("left".into());
+            let right = net.node("right".into());
+            let bname = d.bottleneck.name.clone().unwrap_or_else(|| "bottleneck".into());
+            net.links.push(plan(&d.bottleneck, bname, left, right, "topology.bottleneck".into()));
+            let access = match &d.access {
+                Some(a) => {
+                    no_ends(a, "topology.access")?;
+                    a.clone()
+                }
+                None => LinkSpec {
+                    name: None,
+                    a: None,
+                    b: None,
+                    rate: super::units::RateSpec(Rate(d.bottleneck.rate.0 .0.saturating_mul(10))),
+                    delay: super::units::Duration(SimTime::from_millis(1)),
+                    queue: None,
+                    loss: None,
+                    loss_reverse: None,
+                },
+            };
+            for i in 0..d.pairs as usize {
+                let s = net.node(format!("s{i}"));
+                let r = net.node(format!("d{i}"));
+                for (side, host, over, a, b) in [("left", s, d.left.get(i), s, left), ("right", r, d.right.get(i), right, r)] {
+                    let mut spec = access.clone();
+                    if let Some(o) = over {
+                        spec.rate = o.rate.unwrap_or(spec.rate);
+                        spec.delay = o.delay.unwrap_or(spec.delay);
+                        spec.queue = o.queue.clone().or(spec.queue);
+                        spec.loss = o.loss.clone().or(spec.loss);
+                        spec.loss_reverse = o.loss_reverse.clone().or(spec.loss_reverse);
+                    }
+                    let path = if over.is_some() { format!("topology.{side}[{i}]") } else { "topology.access".into() };
+                    let name = format!("access_{}", net.nodes[host as usize]);
+                    net.links.push(plan(&spec, name, a, b, path));
+                }
+            }
+        }
+        Topology::Chain(c) => {
+            if c.links.is_empty() {
+                return err("topology.links", "a chain needs at least one link");
+            }
+            for i in 0..=c.links.len() {
+                net.node(format!("n{i}"));
+            }
+            for (i, l) in c.links.iter().enumerate() {
+                let path = format!("topology.links[{i}]");
+                no_ends(l, &path)?;
+                let name = l.name.clone().unwrap_or_else(|| format!("n{}-n{}", i, i + 1));
+                net.links.push(plan(l, name, i as u32, i as u32 + 1, path));
+            }
+        }
+        Topology::Explicit(e) => {
+            if e.nodes.is_empty() {
+                return err("topology.nodes", "an explicit topology needs at least one node");
+            }
+            for (i, n) in e.nodes.iter().enumerate() {
+                if n.is_empty() {
+                    return err(format!("topology.nodes[{i}]"), "node names must not be empty");
+                }
+                if net.index.contains_key(n) {
+                    return err(format!("topology.nodes[{i}]"), format!("duplicate node name \"{n}\""));
+                }
+                net.node(n.clone());
+            }
+            for (i, l) in e.links.iter().enumerate() {
+                let path = format!("topology.links[{i}]");
+                let Some(name) = l.name.clone() else {
+                    return err(format!("{path}.name"), "links of an explicit topology need a name");
+                };
+                let end = |f: &str, v: &Option<String>| -> Result<u32> {
+                    let Some(v) = v else { return err(format!("{path}.{f}"), "missing link end: name a node") };
+                    net.index.get(v).copied().ok_or_else(|| {
+                        ScenarioError::new(format!("{path}.{f}"), format!("undefined node \"{v}\"; nodes are: {}", e.nodes.join(", ")))
+                    })
+                };
+                let a = end("a", &l.a)?;
+                let b = end("b", &l.b)?;
+                if a == b {
+                    return err(format!("{path}.b"), "a link must join two different nodes");
+                }
+                net.links.push(plan(l, name, a, b, path));
+            }
+        }
+    }
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for l in &net.links {
+        if let Some(first) = seen.insert(&l.name, &l.path) {
+            return err(format!("{}.name", l.path), format!("duplicate link name \"{}\" (also at {first})", l.name));
+        }
+    }
+    Ok(net)
+}
+
+fn check_prob(v: f64, path: String) -> Result<f64> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return err(path, format!("probability {v} is outside [0, 1]"));
+    }
+    Ok(v)
+}
+
+fn build_loss(spec: &Option<LossSpec>, path: &str, end: SimTime) -> Result<LossModel> {
+    Ok(match spec {
+        None => LossModel::None,
+        Some(LossSpec::Bernoulli(b)) => LossModel::Bernoulli { p: check_prob(b.p, format!("{path}.p"))? },
+        Some(LossSpec::GilbertElliott(g)) => LossModel::GilbertElliott {
+            p_gb: check_prob(g.p_gb, format!("{path}.p_gb"))?,
+            p_bg: check_prob(g.p_bg, format!("{path}.p_bg"))?,
+            loss_good: check_prob(g.loss_good, format!("{path}.loss_good"))?,
+            loss_bad: check_prob(g.loss_bad, format!("{path}.loss_bad"))?,
+            bad: false,
+        },
+        Some(LossSpec::Outage(o)) => {
+            for (i, (a, b)) in o.intervals.iter().enumerate() {
+                if a.0 >= b.0 {
+                    return err(format!("{path}.intervals[{i}]"), "an outage must start before it stops");
+                }
+                if a.0 >= end {
+                    return err(format!("{path}.intervals[{i}]"), format!("starts at {}s, at or after the end of the run", a.secs()));
+                }
+            }
+            LossModel::Outage { intervals: o.intervals.iter().map(|(a, b)| (a.0, b.0)).collect() }
+        }
+        Some(LossSpec::List(l)) => {
+            let mut packets = l.packets.clone();
+            packets.sort_unstable();
+            LossModel::List { packets, next: 0, seen: 0 }
+        }
+    })
+}
+
+fn build_queue(spec: &Option<QueueSpec>, path: &str, profile: Profile) -> Result<Queue> {
+    match spec {
+        None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
+        Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
+            (Some(_), Some(_)) => err(format!("{path}.limit_bytes"), "give either limit (packets) or limit_bytes, not both"),
+            (Some(0), None) => err(format!("{path}.limit"), "must be at least 1 packet"),
+            (Some(n), None) => Ok(Queue::DropTail(DropTail::packets(n))),
+            (None, Some(b)) => Ok(Queue::DropTail(DropTail::bytes(b.0))),
+            (None, None) => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
+        },
+    }
+}
+
+fn times(start: &Option<super::units::Duration>, stop: &Option<super::units::Duration>, path: &str, end: SimTime) -> Result<(SimTime, Option<SimTime>)> {
+    let start = start.map(|d| d.0).unwrap_or(SimTime::ZERO);
+    if start >= end {
+        return err(format!("{path}.start"), format!("{}s is at or after the end of the run ({}s)", start.as_secs_f64(), end.as_secs_f64()));
+    }
+    if let Some(s) = stop {
+        if s.0 <= start {
+            return err(format!("{path}.stop"), format!("{}s is not after start ({}s)", s.secs(), start.as_secs_f64()));
+        }
+        if s.0 > end {
+            return err(format!("{path}.stop"), format!("{}s is after the end of the run ({}s)", s.secs(), end.as_secs_f64()));
+        }
+    }
+    Ok((start, stop.map(|d| d.0)))
+}
+
+fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
+    if p.mss < 1 || p.mss > 65_000 {
+        return err(format!("{path}.mss"), format!("{} bytes is outside 1..=65000", p.mss));
+    }
+    if p.header_bytes > 1000 {
+        return err(format!("{path}.header_bytes"), "must be at most 1000 bytes");
+    }
+    if p.initial_ssthresh.is_nan() || p.initial_ssthresh < 2.0 {
+        return err(format!("{path}.initial_ssthresh"), "must be at least 2 segments");
+    }
+    if p.rwnd < p.mss as u64 {
+        return err(format!("{path}.rwnd"), format!("{} bytes is less than one MSS ({} bytes)", p.rwnd, p.mss));
+    }
+    if p.min_rto.as_nanos() == 0 || p.initial_rto.as_nanos() == 0 {
+        return err(format!("{path}.min_rto"), "RTO values must be positive");
+    }
+    if p.max_rto < p.min_rto {
+        return err(format!("{path}.max_rto"), "must not be below min_rto");
+    }
+    if p.delayed_ack && (p.delayed_ack_timeout.as_nanos() == 0 || p.delayed_ack_timeout > SimTime::from_millis(500)) {
+        // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s.
+        return err(format!("{path}.delayed_ack_timeout"), "must be positive and at most 500 ms (RFC 1122)");
+    }
+    if !(1..=4).contains(&p.sack_blocks) {
+        return err(format!("{path}.sack_blocks"), "must be from 1 to 4 (RFC 2018)");
+    }
+    if p.dupthresh == 0 {
+        return err(format!("{path}.dupthresh"), "must be at least 1");
+    }
+    if p.dscp > 63 {
+        return err(format!("{path}.dscp"), "must be from 0 to 63");
+    }
+    Ok(())
+}
+
+/// Validates `sc` and builds its simulation.
+pub fn build(sc: &Scenario) -> Result<Simulation> {
+    let end = sc.duration.0;
+    if end == SimTime::ZERO {
+        return err("duration", "must be positive");
+    }
+    let net = expand(&sc.topology)?;
+    let mut dirs = Vec::with_capacity(2 * net.links.len());
+    let mut links = Vec::with_capacity(2 * net.links.len());
+    for l in &net.links {
+        for (from, to, loss, lpath) in [(l.a, l.b, &l.loss, "loss"), (l.b, l.a, &l.loss_reverse, "loss_reverse")] {
+            let label = format!("{}:{}->{}", l.name, net.nodes[from as usize], net.nodes[to as usize]);
+            let queue = build_queue(&l.queue, &format!("{}.queue", l.path), sc.defaults)?;
+            let loss = build_loss(loss, &format!("{}.{lpath}", l.path), end)?;
+            dirs.push((from, to));
+            links.push(LinkDir::new(l.name.clone(), from, to, l.rate, l.delay, queue, loss, sc.seed, &label));
+        }
+    }
+    let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
+
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut info = Vec::with_capacity(sc.flows.len());
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let name = f.name();
+        if name.is_empty() {
+            return err(format!("{path}.name"), "flow names must not be empty");
+        }
+        if let Some(j) = names.insert(name, i) {
+            return err(format!("{path}.name"), format!("duplicate flow name \"{name}\" (also flows[{j}])"));
+        }
+        let (src_name, dst_name) = match f {
+            Flow::Tcp(t) => (&t.src, &t.dst),
+            Flow::Cbr(c) => (&c.src, &c.dst),
+        };
+        let lookup = |field: &str, n: &str| {
+            net.index.get(n).copied().ok_or_else(|| {
+                ScenarioError::new(format!("{path}.{field}"), format!("undefined node \"{n}\"; nodes are: {}", net.nodes.join(", ")))
+            })
+        };
+        let src = lookup("src", src_name)?;
+        let dst = lookup("dst", dst_name)?;
+        if src == dst {
+            return err(format!("{path}.dst"), "a flow's source and destination must differ");
+        }
+        for (a, b, which) in [(src, dst, "forward"), (dst, src, "return")] {
+            if routes.path(a, b, &dirs).is_none() {
+                return err(
+                    format!("{path}.dst"),
+                    format!("unroutable: no {which} path from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
+                );
+            }
+        }
+        let id = i as u32;
+        match f {
+            Flow::Tcp(t) => {
+                let (start, stop) = times(&t.start, &t.stop, &path, end)?;
+                let p = sc.defaults.resolve_tcp(&t.tcp);
+                check_tcp(&p, &format!("{path}.tcp"))?;
+                let cc = match p.cc {
+                    CcName::Reno => Cc::Reno(Reno),
+                };
+                let size = t.size.map(|b| b.0);
+                let rc = ReceiverConfig {
+                    header_bytes: p.header_bytes,
+                    delayed_ack: p.delayed_ack,
+                    delack_timeout: p.delayed_ack_timeout,
+                    sack: p.recovery == Recovery::Sack,
+                    sack_blocks: p.sack_blocks,
+                    dscp: p.dscp,
+                    size,
+                };
+                info.push(FlowInfo {
+                    name: name.to_string(),
+                    kind: "tcp",
+                    src,
+                    dst,
+                    start,
+                    stop,
+                    cc: format!("{:?}", p.cc).to_lowercase(),
+                    recovery: format!("{:?}", p.recovery).to_lowercase(),
+                });
+                let receiver = Receiver::new(id, dst, src, rc);
+                let sender = Sender::new(id, src, dst, p, cc, size);
+                flows.push(FlowSlot::Tcp(Box::new(TcpConn { sender, receiver })));
+            }
+            Flow::Cbr(c) => {
+                let (start, stop) = times(&c.start, &c.stop, &path, end)?;
+                let size = c.packet_size.map(|b| b.0).unwrap_or(1000);
+                if size <= crate::app::cbr::UDP_HEADER as u64 || size > 65_535 {
+                    return err(format!("{path}.packet_size"), format!("{size} bytes is outside 29..=65535 (IP + UDP headers are 28 bytes)"));
+                }
+                if c.dscp > 63 {
+                    return err(format!("{path}.dscp"), "must be from 0 to 63");
+                }
+                info.push(FlowInfo {
+                    name: name.to_string(),
+                    kind: "cbr",
+                    src,
+                    dst,
+                    start,
+                    stop,
+                    cc: String::new(),
+                    recovery: String::new(),
+                });
+                flows.push(FlowSlot::Cbr(Cbr::new(id, src, dst, c.rate.0, size as u32, stop.unwrap_or(end), c.dscp)));
+            }
+        }
+    }
+
+    let interval = sc.trace.interval.map(|d| d.0).filter(|t| *t > SimTime::ZERO);
+    let bin = sc.trace.throughput_bin.map(|d| d.0).unwrap_or(SimTime::from_millis(100));
+    if bin == SimTime::ZERO {
+        return err("trace.throughput_bin", "must be positive");
+    }
+    let rec = Recorder::new(&sc.trace.series, interval, bin);
+    Ok(Simulation::new(sc.name.clone(), sc.seed, end, net.nodes, links, routes, flows, info, rec))
+}

@@ -1,0 +1,237 @@
+//! Defaults profiles: the values a scenario's unspecified settings take.
+//!
+//! | setting            | linux                      | ns2 (ns-2.35 `Agent/TCP`)   | rfc                          |
+//! |--------------------|----------------------------|-----------------------------|------------------------------|
+//! | mss                | 1448 B                     | 1000 B (`packetSize_`)      | 1460 B                       |
+//! | header_bytes       | 52 (40 + timestamps)       | 40                          | 40                           |
+//! | initial_window     | 10 (RFC 6928)              | 2 (`windowInit_`)           | rfc3390                      |
+//! | initial_ssthresh   | unlimited                  | 20 (`window_`)              | unlimited                    |
+//! | rwnd               | unlimited                  | 20 000 B (`window_` 20)     | unlimited                    |
+//! | min_rto            | 200 ms on the variance     | 200 ms (`minrto_`) on RTO   | 1 s on RTO (RFC 6298 2.4)    |
+//! | initial_rto        | 1 s                        | 3 s (`rtxcur_init_`)        | 1 s                          |
+//! | max_rto            | 120 s                      | 60 s                        | 60 s                         |
+//! | clock_granularity  | 1 ms (HZ=1000)             | 10 ms (`tcpTick_`)          | 1 ms                         |
+//! | delayed_ack        | on, 40 ms                  | off (`Agent/TCPSink`)       | on, 200 ms                   |
+//! | limited_transmit   | on                         | on (`singledup_ 1`)         | on                           |
+//! | handshake          | on                         | off (one-way agents)        | on                           |
+//! | timestamps         | on                         | off                         | off                          |
+//! | sack_blocks        | 3                          | 3 (`maxSackBlocks_`)        | 4 (RFC 2018 without TS)      |
+//! | ack_counting       | segments (RFC 3465)        | acks (`opencwnd` per ACK)   | acks (RFC 5681 eqs. 2–3)     |
+//! | recovery           | sack                       | newreno                     | sack (RFC 6675)              |
+//! | cc                 | reno                       | reno                        | reno                         |
+//! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
+//!
+//! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2.
+
+use super::schema::{AckCounting, CcName, InitialWindow, Profile, Recovery, RtoFloor, TcpSpec};
+use crate::time::SimTime;
+
+/// Fully resolved TCP settings of one connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpParams {
+    pub cc: CcName,
+    pub recovery: Recovery,
+    pub mss: u32,
+    pub header_bytes: u32,
+    /// Initial window in segments.
+    pub initial_window: u32,
+    pub initial_ssthresh: f64,
+    /// Receiver window in bytes; `u64::MAX` is unlimited.
+    pub rwnd: u64,
+    pub min_rto: SimTime,
+    pub initial_rto: SimTime,
+    pub max_rto: SimTime,
+    pub clock_granularity: SimTime,
+    pub rto_floor: RtoFloor,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: SimTime,
+    pub limited_transmit: bool,
+    pub handshake: bool,
+    pub timestamps: bool,
+    pub sack_blocks: u8,
+    pub ack_counting: AckCounting,
+    pub dupthresh: u32,
+    pub dscp: u8,
+}
+
+/// RFC 3390: IW = min(4·MSS, max(2·MSS, 4380 bytes)), in whole segments.
+pub fn rfc3390_segments(mss: u32) -> u32 {
+    let bytes = (4 * mss).min((2 * mss).max(4380));
+    (bytes / mss).max(1)
+}
+
+impl Profile {
+    pub fn tcp_defaults(self) -> TcpParams {
+        match self {
+            Profile::Linux => TcpParams {
+                cc: CcName::Reno,
+                recovery: Recovery::Sack,
+                mss: 1448,
+                header_bytes: 52,
+                initial_window: 10,
+                initial_ssthresh: f64::INFINITY,
+                rwnd: u64::MAX,
+                min_rto: SimTime::from_millis(200),
+                initial_rto: SimTime::from_secs(1),
+                max_rto: SimTime::from_secs(120),
+                clock_granularity: SimTime::from_millis(1),
+                rto_floor: RtoFloor::Variance,
+                delayed_ack: true,
+                delayed_ack_timeout: SimTime::from_millis(40),
+                limited_transmit: true,
+                handshake: true,
+                timestamps: true,
+                sack_blocks: 3,
+                ack_counting: AckCounting::Segments,
+                dupthresh: 3,
+                dscp: 0,
+            },
+            Profile::Ns2 => TcpParams {
+                cc: CcName::Reno,
+                recovery: Recovery::Newreno,
+                mss: 1000,
+                header_bytes: 40,
+                initial_window: 2,
+                initial_ssthresh: 20.0,
+                rwnd: 20 * 1000,
+                min_rto: SimTime::from_millis(200),
+                initial_rto: SimTime::from_secs(3),
+                max_rto: SimTime::from_secs(60),
+                clock_granularity: SimTime::from_millis(10),
+                rto_floor: RtoFloor::Rto,
+                delayed_ack: false,
+                delayed_ack_timeout: SimTime::from_millis(100),
+                limited_transmit: true,
+                handshake: false,
+                timestamps: false,
+                sack_blocks: 3,
+                ack_counting: AckCounting::Acks,
+                dupthresh: 3,
+                dscp: 0,
+            },
+            Profile::Rfc => TcpParams {
+                cc: CcName::Reno,
+                recovery: Recovery::Sack,
+                mss: 1460,
+                header_bytes: 40,
+                initial_window: rfc3390_segments(1460),
+                initial_ssthresh: f64::INFINITY,
+                rwnd: u64::MAX,
+                min_rto: SimTime::from_secs(1),
+                initial_rto: SimTime::from_secs(1),
+                max_rto: SimTime::from_secs(60),
+                clock_granularity: SimTime::from_millis(1),
+                rto_floor: RtoFloor::Rto,
+                delayed_ack: true,
+                delayed_ack_timeout: SimTime::from_millis(200),
+                limited_transmit: true,
+                handshake: true,
+                timestamps: false,
+                sack_blocks: 4,
+                ack_counting: AckCounting::Acks,
+                dupthresh: 3,
+                dscp: 0,
+            },
+        }
+    }
+
+    /// Default DropTail capacity in packets.
+    pub fn queue_limit(self) -> u32 {
+        match self {
+            Profile::Linux => 1000,
+            Profile::Ns2 => 49,
+            Profile::Rfc => 100,
+        }
+    }
+
+    /// Applies the settings a flow gives over this profile's defaults.
+    pub fn resolve_tcp(self, spec: &TcpSpec) -> TcpParams {
+        let mut p = self.tcp_defaults();
+        let d = |x: &Option<crate::scenario::units::Duration>, def: SimTime| x.map(|v| v.0).unwrap_or(def);
+        if let Some(v) = spec.cc {
+            p.cc = v;
+        }
+        if let Some(v) = spec.recovery {
+            p.recovery = v;
+        }
+        if let Some(v) = spec.mss {
+            p.mss = v.0 as u32;
+            // An MSS change recomputes an RFC 3390 window unless one was given.
+            if self == Profile::Rfc {
+                p.initial_window = rfc3390_segments(p.mss);
+            }
+        }
+        if let Some(v) = spec.header_bytes {
+            p.header_bytes = v;
+        }
+        match spec.initial_window {
+            Some(InitialWindow::Segments(k)) => p.initial_window = k,
+            Some(InitialWindow::Rfc3390) => p.initial_window = rfc3390_segments(p.mss),
+            None => {}
+        }
+        if let Some(v) = spec.initial_ssthresh {
+            p.initial_ssthresh = v;
+        }
+        if let Some(v) = spec.rwnd {
+            p.rwnd = v.0;
+        }
+        p.min_rto = d(&spec.min_rto, p.min_rto);
+        p.initial_rto = d(&spec.initial_rto, p.initial_rto);
+        p.max_rto = d(&spec.max_rto, p.max_rto);
+        p.clock_granularity = d(&spec.clock_granularity, p.clock_granularity);
+        if let Some(v) = spec.rto_floor {
+            p.rto_floor = v;
+        }
+        if let Some(v) = spec.delayed_ack {
+            p.delayed_ack = v;
+        }
+        p.delayed_ack_timeout = d(&spec.delayed_ack_timeout, p.delayed_ack_timeout);
+        if let Some(v) = spec.limited_transmit {
+            p.limited_transmit = v;
+        }
+        if let Some(v) = spec.handshake {
+            p.handshake = v;
+        }
+        if let Some(v) = spec.timestamps {
+            p.timestamps = v;
+        }
+        if let Some(v) = spec.sack_blocks {
+            p.sack_blocks = v;
+        }
+        if let Some(v) = spec.ack_counting {
+            p.ack_counting = v;
+        }
+        if let Some(v) = spec.dupthresh {
+            p.dupthresh = v;
+        }
+        if let Some(v) = spec.dscp {
+            p.dscp = v;
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3390_table() {
+        // RFC 3390 §1: 4 segments for MSS ≤ 1095, 4380 B (3 segments) up to 2190, then 2.
+        assert_eq!(rfc3390_segments(536), 4);
+        assert_eq!(rfc3390_segments(1095), 4);
+        assert_eq!(rfc3390_segments(1460), 3);
+        assert_eq!(rfc3390_segments(2190), 2);
+        assert_eq!(rfc3390_segments(9000), 2);
+    }
+
+    #[test]
+    fn overrides_win_over_profile() {
+        let spec = TcpSpec { recovery: Some(Recovery::Reno), delayed_ack: Some(true), ..Default::default() };
+        let p = Profile::Ns2.resolve_tcp(&spec);
+        assert_eq!(p.recovery, Recovery::Reno);
+        assert!(p.delayed_ack);
+        assert_eq!(p.rwnd, 20_000);
+        assert_eq!(p.initial_rto, SimTime::from_secs(3));
+    }
+}

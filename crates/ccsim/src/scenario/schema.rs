@@ -1,0 +1,484 @@
+//! The scenario schema: the single source of truth for what a scenario may say.
+//!
+//! TOML files, Python builders and plain dicts all produce this structure (as JSON), and
+//! `ccsim schema` prints it as JSON Schema. Optional TCP settings left out take the values of
+//! the scenario's defaults profile (`defaults = "linux" | "ns2" | "rfc"`, see `profiles.rs`).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::error::tagged_enum;
+use super::units::{Bytes, Duration, RateSpec};
+
+fn default_name() -> String {
+    "scenario".to_string()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// A complete simulation: a topology, the flows over it, and what to record.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Name of the run; used for the results directory and figure titles.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Simulated time to run for.
+    pub duration: Duration,
+    /// Seed of every random stream in the run (each component derives its own stream from it).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Defaults profile for every setting a flow or queue leaves out.
+    #[serde(default)]
+    pub defaults: Profile,
+    pub topology: Topology,
+    #[serde(default)]
+    pub flows: Vec<Flow>,
+    #[serde(default)]
+    pub trace: TraceSpec,
+}
+
+/// Which implementation's defaults fill in unspecified settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// Linux-like: MSS 1448 with timestamps, IW 10, RTO floor 200 ms on the variance term, SACK.
+    #[default]
+    Linux,
+    /// ns-2.35 `Agent/TCP` defaults: 1000-byte packets, window_ 20, IW 2, no delayed ACKs.
+    Ns2,
+    /// The RFCs' recommendations: RFC 3390 IW, RFC 6298 RTO (1 s minimum), delayed ACKs.
+    Rfc,
+}
+
+/// The network: a helper shape or an explicit list of nodes and links.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(tag = "kind")]
+pub enum Topology {
+    #[schemars(rename = "dumbbell")]
+    Dumbbell(Dumbbell),
+    #[schemars(rename = "chain")]
+    Chain(Chain),
+    #[schemars(rename = "explicit")]
+    Explicit(Explicit),
+}
+tagged_enum!(Topology, "topology kind", { "dumbbell" => Dumbbell, "chain" => Chain, "explicit" => Explicit });
+
+/// `pairs` senders `s0..` and receivers `d0..` joined through routers `left` and `right`.
+/// Links: `bottleneck` (left→right is its forward direction), `access_s{i}` (s{i}→left) and
+/// `access_d{i}` (right→d{i}).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    /// Number of sender/receiver pairs (at least 1).
+    pub pairs: u32,
+    pub bottleneck: LinkSpec,
+    /// Access links; default: 10 times the bottleneck rate, 1 ms, the profile's queue.
+    #[serde(default)]
+    pub access: Option<LinkSpec>,
+    /// Per-pair overrides of the sender-side access links (`left[i]` applies to `access_s{i}`),
+    /// so that pairs can have different RTTs.
+    #[serde(default)]
+    pub left: Vec<LinkOverride>,
+    /// Per-pair overrides of the receiver-side access links (`right[i]` applies to `access_d{i}`).
+    #[serde(default)]
+    pub right: Vec<LinkOverride>,
+}
+
+/// Nodes `n0..n{hops}` in a line; link `i` joins `n{i}` and `n{i+1}` and is named `n{i}-n{i+1}`
+/// unless it has a name.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Chain {
+    /// One link spec per hop, in order from n0.
+    pub links: Vec<LinkSpec>,
+}
+
+/// Any graph: named nodes and links between them; routes are shortest paths in hops.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Explicit {
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+}
+
+/// A full-duplex point-to-point link: one queue and one loss model per direction.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Link name (explicit topologies: required; others: optional, to rename the link).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// First end (explicit topologies only); the forward direction is a→b.
+    #[serde(default)]
+    pub a: Option<String>,
+    /// Second end (explicit topologies only).
+    #[serde(default)]
+    pub b: Option<String>,
+    pub rate: RateSpec,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Queue discipline, one instance per direction; default: the profile's DropTail.
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// Loss model of the forward direction (a→b; left→right on a dumbbell bottleneck).
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Loss model of the reverse direction (b→a).
+    #[serde(default)]
+    pub loss_reverse: Option<LossSpec>,
+}
+
+/// A partial link spec overriding the fields it names.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    #[serde(default)]
+    pub rate: Option<RateSpec>,
+    #[serde(default)]
+    pub delay: Option<Duration>,
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    #[serde(default)]
+    pub loss_reverse: Option<LossSpec>,
+}
+
+/// A queue discipline.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(tag = "kind")]
+pub enum QueueSpec {
+    #[schemars(rename = "droptail")]
+    DropTail(DropTailSpec),
+}
+tagged_enum!(QueueSpec, "queue kind", { "droptail" => DropTail });
+
+/// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,
+/// not the one being transmitted (ns-2's `limit_ N` corresponds to `limit = N - 1`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    /// Capacity in packets (give this or `limit_bytes`; default: the profile's limit).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Capacity in bytes.
+    #[serde(default)]
+    pub limit_bytes: Option<Bytes>,
+}
+
+/// A random or scripted loss process on one link direction, applied as packets leave the
+/// transmitter (so a lost packet still used the link's capacity, as in ns-2's error models).
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(tag = "kind")]
+pub enum LossSpec {
+    #[schemars(rename = "bernoulli")]
+    Bernoulli(BernoulliSpec),
+    #[schemars(rename = "gilbert_elliott")]
+    GilbertElliott(GilbertElliottSpec),
+    #[schemars(rename = "outage")]
+    Outage(OutageSpec),
+    #[schemars(rename = "list")]
+    List(ListSpec),
+}
+tagged_enum!(LossSpec, "loss model", {
+    "bernoulli" => Bernoulli, "gilbert_elliott" => GilbertElliott, "outage" => Outage, "list" => List,
+});
+
+/// Each packet is lost independently with probability `p`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BernoulliSpec {
+    pub p: f64,
+}
+
+/// Two-state Markov chain, one step per packet: Good→Bad with `p_gb`, Bad→Good with `p_bg`;
+/// a packet is lost with `loss_good` in Good and `loss_bad` in Bad. Starts in Good.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    pub p_gb: f64,
+    pub p_bg: f64,
+    #[serde(default)]
+    pub loss_good: f64,
+    #[serde(default = "one")]
+    pub loss_bad: f64,
+}
+fn one() -> f64 {
+    1.0
+}
+
+/// Every packet is lost during each `[start, stop)` interval (a link outage).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub intervals: Vec<(Duration, Duration)>,
+}
+
+/// The packets with these 0-based indices (counting every packet this link direction
+/// transmits) are lost: a crafted loss pattern, like ns-2's list error model.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListSpec {
+    pub packets: Vec<u64>,
+}
+
+/// A traffic source and its sink.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(tag = "kind")]
+pub enum Flow {
+    #[schemars(rename = "tcp")]
+    Tcp(TcpFlow),
+    #[schemars(rename = "cbr")]
+    Cbr(CbrFlow),
+}
+tagged_enum!(Flow, "flow kind", { "tcp" => Tcp, "cbr" => Cbr });
+
+impl Flow {
+    pub fn name(&self) -> &str {
+        match self {
+            Flow::Tcp(f) => &f.name,
+            Flow::Cbr(f) => &f.name,
+        }
+    }
+}
+
+/// A TCP connection from `src` to `dst`: bulk (unlimited) unless `size` is given.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpFlow {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    /// When the application starts sending (default 0).
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// When the application stops offering new data (default: the end of the run).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Bytes to transfer; a finite flow records its completion time.
+    #[serde(default)]
+    pub size: Option<Bytes>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// Constant-bit-rate UDP from `src` to `dst`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbrFlow {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub rate: RateSpec,
+    /// Packet size on the wire, headers included (default 1000 bytes).
+    #[serde(default)]
+    pub packet_size: Option<Bytes>,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// DiffServ code point, 0–63.
+    #[serde(default)]
+    pub dscp: u8,
+}
+
+/// TCP settings; every field left out takes the scenario profile's value.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Congestion-control algorithm.
+    #[serde(default)]
+    pub cc: Option<CcName>,
+    /// Loss recovery.
+    #[serde(default)]
+    pub recovery: Option<Recovery>,
+    /// Maximum segment size: payload bytes per data packet.
+    #[serde(default)]
+    pub mss: Option<Bytes>,
+    /// IP + TCP header bytes added to every packet (40, or 52 with timestamps).
+    #[serde(default)]
+    pub header_bytes: Option<u32>,
+    /// Initial window: a number of segments, or "rfc3390" for min(4·MSS, max(2·MSS, 4380 B)).
+    #[serde(default)]
+    pub initial_window: Option<InitialWindow>,
+    /// Initial slow-start threshold in segments (default: unlimited; ns-2: window_).
+    #[serde(default)]
+    pub initial_ssthresh: Option<f64>,
+    /// Receiver window in bytes (ns-2's `window_` 20 packets is 20 000 bytes).
+    #[serde(default)]
+    pub rwnd: Option<Bytes>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub initial_rto: Option<Duration>,
+    #[serde(default)]
+    pub max_rto: Option<Duration>,
+    /// Clock granularity G of RFC 6298: RTO = SRTT + max(G, 4·RTTVAR).
+    #[serde(default)]
+    pub clock_granularity: Option<Duration>,
+    /// Where `min_rto` applies: "rto" (RFC 6298 (2.4): RTO ≥ min_rto) or "variance"
+    /// (Linux: RTO = SRTT + max(4·RTTVAR, min_rto)).
+    #[serde(default)]
+    pub rto_floor: Option<RtoFloor>,
+    /// Delayed ACKs (RFC 1122/5681: at least every second full segment, within the timeout).
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    #[serde(default)]
+    pub delayed_ack_timeout: Option<Duration>,
+    /// Limited Transmit (RFC 3042).
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
+    /// Three-way handshake before data (SYN, SYN-ACK).
+    #[serde(default)]
+    pub handshake: Option<bool>,
+    /// TCP timestamps (RFC 7323): an RTT sample on every ACK that advances the window.
+    #[serde(default)]
+    pub timestamps: Option<bool>,
+    /// Most SACK blocks per ACK (RFC 2018: 3 with timestamps, 4 without).
+    #[serde(default)]
+    pub sack_blocks: Option<u8>,
+    /// What window growth counts: "segments" acknowledged (RFC 3465 byte counting, Linux) or
+    /// "acks" (one per ACK, RFC 5681 equations 2–3, ns-2).
+    #[serde(default)]
+    pub ack_counting: Option<AckCounting>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    #[serde(default)]
+    pub dupthresh: Option<u32>,
+    /// DiffServ code point of the connection's packets, 0–63.
+    #[serde(default)]
+    pub dscp: Option<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CcName {
+    /// RFC 5681 AIMD.
+    Reno,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (go-back-N).
+    Tahoe,
+    /// RFC 5681 fast recovery; leaves recovery on the first new ACK.
+    Reno,
+    /// RFC 6582: stays in recovery through partial ACKs.
+    Newreno,
+    /// RFC 6675 SACK scoreboard with pipe and NextSeg.
+    Sack,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AckCounting {
+    Segments,
+    Acks,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFloor {
+    Rto,
+    Variance,
+}
+
+/// Initial window: segments, or an RFC's formula.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InitialWindow {
+    Segments(u32),
+    Rfc3390,
+}
+
+impl<'de> Deserialize<'de> for InitialWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const FORMS: &str = "a whole number of segments from 1 to 1000, or \"rfc3390\"";
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "rfc3390" => Ok(InitialWindow::Rfc3390),
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(k @ 1..=1000) => Ok(InitialWindow::Segments(k as u32)),
+                _ => Err(D::Error::custom(format!("invalid initial window {n}: expected {FORMS}"))),
+            },
+            other => Err(D::Error::custom(format!("invalid initial window {other}: expected {FORMS}"))),
+        }
+    }
+}
+
+impl JsonSchema for InitialWindow {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "InitialWindow".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Initial window: segments (1-1000) or \"rfc3390\".",
+            "oneOf": [{"type": "integer", "minimum": 1, "maximum": 1000}, {"const": "rfc3390"}]
+        })
+    }
+}
+
+/// What to record as time series. Nothing is recorded unless named here.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    #[serde(default)]
+    pub series: Vec<SeriesName>,
+    /// Sampling interval of cwnd/ssthresh/srtt/rto/queue series; 0 (default) records on change.
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Bin width of the throughput series (default 100 ms).
+    #[serde(default)]
+    pub throughput_bin: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeriesName {
+    /// Congestion window per TCP flow, segments.
+    Cwnd,
+    /// Slow-start threshold per TCP flow, segments.
+    Ssthresh,
+    /// Smoothed RTT per TCP flow, seconds.
+    Srtt,
+    /// Retransmission timeout per TCP flow, seconds.
+    Rto,
+    /// Every RTT sample per TCP flow, seconds.
+    Rtt,
+    /// Delivered (goodput) bits per second per flow, binned.
+    Throughput,
+    /// Queue length in packets per link direction.
+    Queue,
+    /// Queue length in bytes per link direction.
+    QueueBytes,
+    /// Loss-recovery state per TCP flow: 0 open, 1 fast recovery, 2 after a timeout.
+    Recovery,
+}
+
+impl SeriesName {
+    pub const ALL: [SeriesName; 9] = [
+        SeriesName::Cwnd,
+        SeriesName::Ssthresh,
+        SeriesName::Srtt,
+        SeriesName::Rto,
+        SeriesName::Rtt,
+        SeriesName::Throughput,
+        SeriesName::Queue,
+        SeriesName::QueueBytes,
+        SeriesName::Recovery,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeriesName::Cwnd => "cwnd",
+            SeriesName::Ssthresh => "ssthresh",
+            SeriesName::Srtt => "srtt",
+            SeriesName::Rto => "rto",
+            SeriesName::Rtt => "rtt",
+            SeriesName::Throughput => "throughput",
+            SeriesName::Queue => "queue",
+            SeriesName::QueueBytes => "queue_bytes",
+            SeriesName::Recovery => "recovery",
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Quantities with units as they appear in scenario files.
+//!
+//! Each accepts either a bare number in the base unit (seconds, bit/s, bytes) or a string with
+//! a unit suffix: `"20ms"`, `"10Mbps"`, `"64KiB"`. Errors say which forms are accepted.
+
+use schemars::JsonSchema;
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+
+use crate::time::{Rate, SimTime};
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "1e" followed by a unit letter would be mis-split; units never start with 'e' here.
+    let (num, unit) = s.split_at(end);
+    num.parse::<f64>().ok().map(|v| (v, unit.trim()))
+}
+
+/// A duration in a scenario: seconds as a number, or a string such as `"20ms"`, `"1.5s"`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Duration(pub SimTime);
+
+const DURATION_FORMS: &str = "a number of seconds or a string with a unit: ns, us, ms, s, min (e.g. \"20ms\")";
+
+impl Duration {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid duration {s:?}: expected {DURATION_FORMS}"))?;
+        let scale = match unit {
+            "ns" => 1e-9,
+            "us" | "µs" => 1e-6,
+            "ms" => 1e-3,
+            "s" | "" => 1.0,
+            "min" => 60.0,
+            _ => return Err(format!("invalid duration unit {unit:?} in {s:?}: expected {DURATION_FORMS}")),
+        };
+        Self::from_secs(v * scale)
+    }
+    pub fn from_secs(v: f64) -> Result<Self, String> {
+        if !v.is_finite() || v < 0.0 {
+            return Err(format!("invalid duration {v}: must be finite and not negative"));
+        }
+        Ok(Duration(SimTime::from_secs_f64(v)))
+    }
+    pub fn secs(self) -> f64 {
+        self.0.as_secs_f64()
+    }
+}
+
+/// A rate in a scenario: bit/s as a number, or a string such as `"10Mbps"`, `"2.5Gb/s"`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RateSpec(pub Rate);
+
+const RATE_FORMS: &str =
+    "a positive number of bit/s or a string with a unit: bps, kbps, Mbps, Gbps (also Kb/s, Mbit/s, ...; e.g. \"10Mbps\")";
+
+impl RateSpec {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid rate {s:?}: expected {RATE_FORMS}"))?;
+        let u = unit.to_ascii_lowercase().replace("bit/s", "bps").replace("b/s", "bps");
+        let scale = match u.as_str() {
+            "" | "bps" => 1.0,
+            "kbps" => 1e3,
+            "mbps" => 1e6,
+            "gbps" => 1e9,
+            "tbps" => 1e12,
+            _ => return Err(format!("invalid rate unit {unit:?} in {s:?}: expected {RATE_FORMS}")),
+        };
+        Self::from_bps(v * scale)
+    }
+    pub fn from_bps(v: f64) -> Result<Self, String> {
+        if !v.is_finite() || v < 1.0 {
+            return Err(format!("invalid rate {v}: must be a positive number of bit/s (at least 1)"));
+        }
+        Ok(RateSpec(Rate(v.round() as u64)))
+    }
+}
+
+/// A size in bytes: a number, or a string such as `"1500B"`, `"64KB"` (10^3), `"64KiB"` (2^10).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Bytes(pub u64);
+
+const BYTES_FORMS: &str = "a positive number of bytes or a string with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024)";
+
+impl Bytes {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid size {s:?}: expected {BYTES_FORMS}"))?;
+        let scale = match unit {
+            "" | "B" => 1.0,
+            "KB" | "kB" => 1e3,
+            "MB" => 1e6,
+            "GB" => 1e9,
+            "KiB" => 1024.0,
+            "MiB" => 1024.0 * 1024.0,
+            "GiB" => 1024.0 * 1024.0 * 1024.0,
+            _ => return Err(format!("invalid size unit {unit:?} in {s:?}: expected {BYTES_FORMS}")),
+        };
+        Self::from_f64(v * scale)
+    }
+    pub fn from_f64(v: f64) -> Result<Self, String> {
+        if !v.is_finite() || v < 1.0 || v.fract() != 0.0 {
+            return Err(format!("invalid size {v}: must be a positive whole number of bytes"));
+        }
+        Ok(Bytes(v as u64))
+    }
+}
+
+macro_rules! unit_serde {
+    ($ty:ident, $forms:ident, $from_num:expr, $to_num:expr, $descr:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str($forms)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
+                        $ty::parse(s).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
+                        ($from_num)(v).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
+                        ($from_num)(v as f64).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
+                        ($from_num)(v as f64).map_err(E::custom)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                ($to_num)(self).serialize(s)
+            }
+        }
+        impl JsonSchema for $ty {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "description": $descr,
+                    "type": ["number", "string"]
+                })
+            }
+        }
+    };
+}
+
+unit_serde!(Duration, DURATION_FORMS, Duration::from_secs, |d: &Duration| d.secs(),
+    "Duration: seconds as a number, or a string with a unit ns/us/ms/s/min, e.g. \"20ms\".");
+unit_serde!(RateSpec, RATE_FORMS, RateSpec::from_bps, |r: &RateSpec| r.0 .0,
+    "Rate: bit/s as a number, or a string with a unit bps/kbps/Mbps/Gbps, e.g. \"10Mbps\".");
+unit_serde!(Bytes, BYTES_FORMS, Bytes::from_f64, |b: &Bytes| b.0,
+    "Size in bytes: a number, or a string with a unit B/KB/MB/GB/KiB/MiB/GiB, e.g. \"1500B\".");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(Duration::parse("20ms").unwrap().0, SimTime::from_millis(20));
+        assert_eq!(Duration::parse("1.5 s").unwrap().0, SimTime::from_millis(1500));
+        assert_eq!(Duration::parse("2").unwrap().0, SimTime::from_secs(2));
+        assert_eq!(Duration::parse("100us").unwrap().0, SimTime::from_micros(100));
+        assert!(Duration::parse("5 fortnights").unwrap_err().contains("ms"));
+        assert!(Duration::parse("-1s").is_err());
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(RateSpec::parse("10Mbps").unwrap().0, Rate(10_000_000));
+        assert_eq!(RateSpec::parse("2.5Gb/s").unwrap().0, Rate(2_500_000_000));
+        assert_eq!(RateSpec::parse("300 kbit/s").unwrap().0, Rate(300_000));
+        assert!(RateSpec::parse("0Mbps").is_err());
+        assert!(RateSpec::parse("10 furlongs").unwrap_err().contains("Mbps"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(Bytes::parse("1500B").unwrap().0, 1500);
+        assert_eq!(Bytes::parse("64KiB").unwrap().0, 65536);
+        assert_eq!(Bytes::parse("1MB").unwrap().0, 1_000_000);
+        assert!(Bytes::parse("0B").is_err());
+        assert!(Bytes::parse("1.5B").is_err());
+    }
+}

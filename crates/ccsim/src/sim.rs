@@ -1,0 +1,393 @@
+//! The simulation: nodes, link directions, routes and flows driven by one event loop.
+//!
+//! Packets move as arena indices: an endpoint sends into `out`, the simulation looks up the
+//! next hop and offers the packet to that link direction; the link's transmitter and delay
+//! line hand it to the next node, which forwards it or delivers it to its endpoint. Every
+//! packet is counted once as injected and once as consumed or dropped, so conservation
+//! (`injected = consumed + dropped + in network`) can be checked at any moment.
+
+use crate::app::Cbr;
+use crate::engine::{Event, EventQueue};
+use crate::net::link::{LinkDir, Offer};
+use crate::net::routing::Routes;
+use crate::packet::{Kind, PacketArena, PktId};
+use crate::scenario::schema::SeriesName;
+use crate::tcp::{Io, Receiver, Sender};
+use crate::time::SimTime;
+use crate::trace::Recorder;
+
+pub struct TcpConn {
+    pub sender: Sender,
+    pub receiver: Receiver,
+}
+
+pub enum FlowSlot {
+    Tcp(Box<TcpConn>),
+    Cbr(Cbr),
+}
+
+/// What results report about a flow besides its counters.
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    pub name: String,
+    pub kind: &'static str,
+    pub src: u32,
+    pub dst: u32,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub cc: String,
+    pub recovery: String,
+}
+
+/// Packet accounting for the conservation invariant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub injected: u64,
+    pub consumed: u64,
+    pub dropped: u64,
+}
+
+pub struct Simulation {
+    pub name: String,
+    pub seed: u64,
+    pub now: SimTime,
+    pub end: SimTime,
+    pub(crate) events: EventQueue,
+    pub(crate) arena: PacketArena,
+    pub node_names: Vec<String>,
+    pub links: Vec<LinkDir>,
+    pub(crate) routes: Routes,
+    pub flows: Vec<FlowSlot>,
+    pub info: Vec<FlowInfo>,
+    pub(crate) rec: Recorder,
+    pub counters: Counters,
+    /// Data packets of each flow dropped anywhere in the network.
+    pub flow_drops: Vec<u64>,
+    /// Delivered bytes per flow at the last throughput bin.
+    bin_mark: Vec<u64>,
+    out: Vec<PktId>,
+    drops: Vec<PktId>,
+}
+
+impl Simulation {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        name: String,
+        seed: u64,
+        end: SimTime,
+        node_names: Vec<String>,
+        links: Vec<LinkDir>,
+        routes: Routes,
+        flows: Vec<FlowSlot>,
+        info: Vec<FlowInfo>,
+        rec: Recorder,
+    ) -> Simulation {
+        let n = flows.len();
+        let mut sim = Simulation {
+            name,
+            seed,
+            now: SimTime::ZERO,
+            end,
+            events: EventQueue::default(),
+            arena: PacketArena::default(),
+            node_names,
+            links,
+            routes,
+            flows,
+            info,
+            rec,
+            counters: Counters::default(),
+            flow_drops: vec![0; n],
+            bin_mark: vec![0; n],
+            out: Vec::new(),
+            drops: Vec::new(),
+        };
+        for i in 0..n {
+            let start = sim.info[i].start;
+            sim.events.schedule(start, Event::Start(i as u32));
+            if let Some(stop) = sim.info[i].stop {
+                sim.events.schedule(stop, Event::Stop(i as u32));
+            }
+        }
+        if sim.rec.interval.is_some() && sim.rec.any() {
+            sim.events.schedule(SimTime::ZERO, Event::Sample);
+        }
+        if sim.rec.wants(SeriesName::Throughput) {
+            let bin = sim.rec.bin;
+            sim.events.schedule(bin, Event::Bin);
+        }
+        sim
+    }
+
+    /// Runs every event up to and including time `t` (capped at the end of the run).
+    pub fn run_until(&mut self, t: SimTime) {
+        let t = t.min(self.end);
+        while let Some(te) = self.events.peek_time() {
+            if te > t {
+                break;
+            }
+            let (time, ev) = self.events.pop().expect("peeked");
+            self.now = time;
+            self.handle(ev);
+        }
+        self.now = self.now.max(t);
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    /// Packets in queues, on transmitters and propagating.
+    pub fn packets_in_network(&self) -> u64 {
+        self.links.iter().map(|l| l.packets_held()).sum()
+    }
+
+    /// Packets allocated in the arena (must equal `packets_in_network`).
+    pub fn packets_live(&self) -> usize {
+        self.arena.live()
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(l) => {
+                let now = self.now;
+                let (arrive, next) = self.links[l as usize].tx_done(&mut self.arena, now, &mut self.drops);
+                if let Some(t) = arrive {
+                    self.events.schedule(t, Event::Arrive(l));
+                }
+                if let Some(t) = next {
+                    self.events.schedule(t, Event::TxDone(l));
+                }
+                self.queue_changed(l);
+                self.free_drops();
+            }
+            Event::Arrive(l) => {
+                let (p, next) = self.links[l as usize].arrive();
+                if let Some(t) = next {
+                    self.events.schedule(t, Event::Arrive(l));
+                }
+                let node = self.links[l as usize].to;
+                if self.arena.get(p).dst == node {
+                    self.deliver(p);
+                } else {
+                    self.forward(node, p);
+                }
+            }
+            Event::Rto(i) => self.on_rto(i as usize),
+            Event::DelAck(i) => self.on_delack(i as usize),
+            Event::Start(i) => self.on_start(i as usize),
+            Event::Stop(i) => {
+                if let FlowSlot::Tcp(c) = &mut self.flows[i as usize] {
+                    c.sender.stop();
+                }
+            }
+            Event::CbrSend(i) => self.on_cbr_send(i as usize),
+            Event::Sample => self.sample(),
+            Event::Bin => self.bin(),
+        }
+    }
+
+    /// Offers a packet to the link towards its destination.
+    fn forward(&mut self, node: u32, p: PktId) {
+        let dst = self.arena.get(p).dst;
+        let l = self.routes.next_hop(node, dst);
+        // Routes are checked when the scenario is built, so every flow's path exists.
+        debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
+        let now = self.now;
+        match self.links[l as usize].offer(p, &mut self.arena, now, &mut self.drops) {
+            Offer::Queued { tx_done_at: Some(t) } => self.events.schedule(t, Event::TxDone(l)),
+            Offer::Queued { tx_done_at: None } | Offer::Dropped => {}
+        }
+        self.queue_changed(l);
+        self.free_drops();
+    }
+
+    fn queue_changed(&mut self, l: u32) {
+        if self.rec.interval.is_none() {
+            let link = &self.links[l as usize];
+            let (p, b) = (link.len_packets() as f64, link.len_bytes() as f64);
+            self.rec.changed(SeriesName::Queue, l, self.now, p);
+            self.rec.changed(SeriesName::QueueBytes, l, self.now, b);
+        }
+    }
+
+    fn free_drops(&mut self) {
+        for p in self.drops.drain(..) {
+            let pkt = self.arena.get(p);
+            if pkt.kind != Kind::TcpAck {
+                self.flow_drops[pkt.flow as usize] += 1;
+            }
+            self.counters.dropped += 1;
+            self.arena.free(p);
+        }
+    }
+
+    /// Sends what an endpoint at `node` put in `out`.
+    fn flush(&mut self, node: u32) {
+        let mut out = std::mem::take(&mut self.out);
+        for p in out.drain(..) {
+            self.counters.injected += 1;
+            self.forward(node, p);
+        }
+        self.out = out;
+    }
+
+    /// Runs `f` on flow `i` with an I/O context (disjoint borrows of the simulation's fields).
+    fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
+        let mut io = Io { now: self.now, arena: &mut self.arena, out: &mut self.out, rec: &mut self.rec };
+        f(&mut self.flows[i], &mut io)
+    }
+
+    fn deliver(&mut self, p: PktId) {
+        self.counters.consumed += 1;
+        let pkt = self.arena.get(p).clone();
+        self.arena.free(p);
+        let i = pkt.flow as usize;
+        let node = pkt.dst;
+        self.with_flow(i, |slot, io| match (slot, pkt.kind) {
+            (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(&pkt, io),
+            (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(&pkt, io),
+            (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload),
+            _ => unreachable!("packet kind does not match its flow"),
+        });
+        self.flush(node);
+        self.arm_timers(i);
+    }
+
+    fn on_start(&mut self, i: usize) {
+        let node = self.info[i].src;
+        let next = self.with_flow(i, |slot, io| match slot {
+            FlowSlot::Tcp(c) => {
+                c.sender.start(io);
+                None
+            }
+            FlowSlot::Cbr(c) => c.send(io),
+        });
+        if let Some(t) = next {
+            self.events.schedule(t, Event::CbrSend(i as u32));
+        }
+        self.flush(node);
+        self.arm_timers(i);
+    }
+
+    fn on_cbr_send(&mut self, i: usize) {
+        let next = self.with_flow(i, |slot, io| match slot {
+            FlowSlot::Cbr(c) => c.send(io),
+            FlowSlot::Tcp(_) => None,
+        });
+        if let Some(t) = next {
+            self.events.schedule(t, Event::CbrSend(i as u32));
+        }
+        self.flush(self.info[i].src);
+    }
+
+    fn on_rto(&mut self, i: usize) {
+        let now = self.now;
+        self.with_flow(i, |slot, io| {
+            if let FlowSlot::Tcp(c) = slot {
+                // Lazy timer: only the event the sender is waiting for counts, and it fires the
+                // timeout only if the deadline has not moved later in the meantime.
+                if c.sender.rto_scheduled == Some(now) {
+                    c.sender.rto_scheduled = None;
+                    if c.sender.rto_deadline.is_some_and(|d| d <= now) {
+                        c.sender.on_rto(io);
+                    }
+                }
+            }
+        });
+        self.flush(self.info[i].src);
+        self.arm_timers(i);
+    }
+
+    fn on_delack(&mut self, i: usize) {
+        let now = self.now;
+        self.with_flow(i, |slot, io| {
+            if let FlowSlot::Tcp(c) = slot {
+                if c.receiver.delack_scheduled == Some(now) {
+                    c.receiver.delack_scheduled = None;
+                    if c.receiver.delack_deadline.is_some_and(|d| d <= now) {
+                        c.receiver.on_delack_timer(io);
+                    }
+                }
+            }
+        });
+        self.flush(self.info[i].dst);
+        self.arm_timers(i);
+    }
+
+    /// Keeps at most one pending event per timer, no later than its deadline.
+    fn arm_timers(&mut self, i: usize) {
+        if let FlowSlot::Tcp(c) = &mut self.flows[i] {
+            if let Some(d) = c.sender.rto_deadline {
+                if c.sender.rto_scheduled.is_none_or(|s| s > d) {
+                    c.sender.rto_scheduled = Some(d);
+                    self.events.schedule(d, Event::Rto(i as u32));
+                }
+            }
+            if let Some(d) = c.receiver.delack_deadline {
+                if c.receiver.delack_scheduled.is_none_or(|s| s > d) {
+                    c.receiver.delack_scheduled = Some(d);
+                    self.events.schedule(d, Event::DelAck(i as u32));
+                }
+            }
+        }
+    }
+
+    /// Periodic samples of the windows, RTT estimates and queue lengths.
+    fn sample(&mut self) {
+        let now = self.now;
+        for (i, f) in self.flows.iter().enumerate() {
+            if let FlowSlot::Tcp(c) = f {
+                let s = &c.sender;
+                let id = i as u32;
+                self.rec.record(SeriesName::Cwnd, id, now, s.st.cwnd);
+                self.rec.record(SeriesName::Ssthresh, id, now, s.st.ssthresh);
+                self.rec.record(SeriesName::Srtt, id, now, s.st.srtt.as_secs_f64());
+                self.rec.record(SeriesName::Rto, id, now, s.rto().as_secs_f64());
+                self.rec.record(SeriesName::Recovery, id, now, s.recovery_code());
+            }
+        }
+        for (l, link) in self.links.iter().enumerate() {
+            self.rec.record(SeriesName::Queue, l as u32, now, link.len_packets() as f64);
+            self.rec.record(SeriesName::QueueBytes, l as u32, now, link.len_bytes() as f64);
+        }
+        if let Some(iv) = self.rec.interval {
+            let next = now + iv;
+            if next <= self.end {
+                self.events.schedule(next, Event::Sample);
+            }
+        }
+    }
+
+    /// Closes a throughput bin: delivered bits per second of each flow over the bin.
+    fn bin(&mut self) {
+        let now = self.now;
+        let width = self.rec.bin.as_secs_f64();
+        for i in 0..self.flows.len() {
+            let d = self.delivered_bytes(i);
+            let rate = (d - self.bin_mark[i]) as f64 * 8.0 / width;
+            self.bin_mark[i] = d;
+            self.rec.record(SeriesName::Throughput, i as u32, now, rate);
+        }
+        let next = now + self.rec.bin;
+        if next <= self.end {
+            self.events.schedule(next, Event::Bin);
+        }
+    }
+
+    /// Unique payload bytes delivered to flow `i`'s receiver so far.
+    pub fn delivered_bytes(&self, i: usize) -> u64 {
+        match &self.flows[i] {
+            FlowSlot::Tcp(c) => c.receiver.rcv_nxt,
+            FlowSlot::Cbr(c) => c.bytes_received,
+        }
+    }
+
+    pub(crate) fn take_recorder(&mut self) -> Recorder {
+        std::mem::take(&mut self.rec)
+    }
+}

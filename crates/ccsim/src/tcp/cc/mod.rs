@@ -1,0 +1,181 @@
+//! Congestion control: one small trait, one file per algorithm, enum dispatch.
+//!
+//! The split follows Linux's `tcp_congestion_ops` (and ns-3's `TcpCongestionOps`): the sender
+//! owns sequence numbers, duplicate ACKs, SACK, RTO and loss recovery; an algorithm owns window
+//! growth, the slow-start threshold after a loss, and its private state. Hook names are Linux's.
+//! Windows are in segments (f64), as in the papers and in Linux.
+//!
+//! Explicit-feedback senders (XCP, ACNS) receive the routers' verdicts through
+//! [`CongestionControl::on_feedback`], Linux's "custom" `cong_control` path: an algorithm that
+//! handles the feedback returns true and the classic `cong_avoid` is skipped for that ACK.
+
+pub mod reno;
+
+use crate::time::SimTime;
+
+pub use reno::Reno;
+
+/// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Normal operation (Linux `TCP_CA_Open`/`Disorder`).
+    Open,
+    /// Window reduced after an ECN echo (RFC 3168), no retransmission.
+    Cwr,
+    /// Fast retransmit / fast recovery.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// Events an algorithm may react to beyond ACKs, as Linux's `tcp_ca_event`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// First transmission after the connection was idle.
+    TxStart,
+    /// A retransmission timeout fired (cwnd is about to become the loss window).
+    Timeout,
+    /// An ACK carried ECN-Echo (RFC 3168).
+    EcnEcho,
+    /// Loss recovery ended (cwnd has been set to its post-recovery value).
+    RecoveryExit,
+}
+
+/// Connection state the sender shares with its congestion-control algorithm.
+#[derive(Clone, Debug)]
+pub struct TcpState {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: f64,
+    pub mss: u32,
+    /// Receiver window in segments (infinite when unlimited).
+    pub rwnd: f64,
+    /// Segments sent and not cumulatively acknowledged (FlightSize of RFC 5681).
+    pub flight: u64,
+    pub ca_state: CaState,
+    /// Smoothed RTT (zero before the first sample).
+    pub srtt: SimTime,
+    /// Smallest RTT sample seen.
+    pub min_rtt: SimTime,
+    pub now: SimTime,
+}
+
+impl TcpState {
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What one ACK that acknowledged new data tells the algorithm.
+#[derive(Copy, Clone, Debug)]
+pub struct AckSample {
+    /// Segments newly acknowledged: counts segments (RFC 3465 byte counting, Linux) or is at
+    /// most 1 per ACK (RFC 5681 equations 2–3, ns-2), per the connection's `ack_counting`.
+    pub acked: f64,
+    /// RTT measured by this ACK, if it gave a valid sample (Karn's rule, RFC 6298 §3).
+    pub rtt: Option<SimTime>,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+}
+
+/// Feedback that routers wrote into the packet and the receiver echoed.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// XCP per-packet feedback, bytes of window change (Katabi et al. 2002 §3.2).
+    Xcp { feedback_bytes: f64 },
+    /// ACNS command: 1 normal, 2 freeze, 3 fallback (Olšovský 2014).
+    Acns { command: u8 },
+}
+
+/// The contract every congestion-control algorithm implements.
+pub trait CongestionControl {
+    /// The slow-start threshold to use after a loss or an ECN echo. Returns the value and does
+    /// not change state (the ns-3 contract); the sender assigns it. Required.
+    fn ssthresh(&self, st: &TcpState) -> f64;
+
+    /// Window growth on an ACK that acknowledges new data while not in loss recovery. Required.
+    fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample);
+
+    /// Every ACK acknowledging new data, in any state, before `cong_avoid`: RTT samples for
+    /// delay-based algorithms.
+    fn pkts_acked(&mut self, _st: &TcpState, _ack: &AckSample) {}
+
+    /// The sender's loss-recovery state is about to change to `new`.
+    fn set_state(&mut self, _st: &mut TcpState, _new: CaState) {}
+
+    fn cwnd_event(&mut self, _st: &mut TcpState, _ev: CaEvent) {}
+
+    /// Router feedback carried by this ACK; return true if the algorithm set the window itself.
+    fn on_feedback(&mut self, _st: &mut TcpState, _fb: &Feedback) -> bool {
+        false
+    }
+}
+
+/// Every algorithm, dispatched statically.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    Reno(Reno),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Reno($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn ssthresh(&self, st: &TcpState) -> f64 {
+        dispatch!(self, c => c.ssthresh(st))
+    }
+    #[inline]
+    fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
+        dispatch!(self, c => c.cong_avoid(st, ack))
+    }
+    #[inline]
+    fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
+        dispatch!(self, c => c.pkts_acked(st, ack))
+    }
+    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+        dispatch!(self, c => c.set_state(st, new))
+    }
+    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+        dispatch!(self, c => c.cwnd_event(st, ev))
+    }
+    fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
+        dispatch!(self, c => c.on_feedback(st, fb))
+    }
+}
+
+/// Slow start (Linux `tcp_slow_start`): grow by `acked` segments but not past ssthresh;
+/// returns the part of `acked` left over for congestion avoidance.
+pub fn slow_start(st: &mut TcpState, acked: f64) -> f64 {
+    let cwnd = (st.cwnd + acked).min(st.ssthresh.max(st.cwnd));
+    let used = cwnd - st.cwnd;
+    st.cwnd = cwnd;
+    (acked - used).max(0.0)
+}
+
+/// Additive increase of one segment per `w` segments acknowledged (Linux `tcp_cong_avoid_ai`,
+/// RFC 5681 equation 3 in segments).
+pub fn cong_avoid_ai(st: &mut TcpState, w: f64, acked: f64) {
+    st.cwnd += acked / w.max(1.0);
+}
+
+#[cfg(test)]
+pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
+    TcpState {
+        cwnd,
+        ssthresh,
+        mss: 1000,
+        rwnd: f64::INFINITY,
+        flight: cwnd as u64,
+        ca_state: CaState::Open,
+        srtt: SimTime::ZERO,
+        min_rtt: SimTime::ZERO,
+        now: SimTime::ZERO,
+    }
+}

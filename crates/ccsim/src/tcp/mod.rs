@@ -1,0 +1,38 @@
+//! TCP: a sender (sequence space, RTO, loss recovery) and a receiver, with congestion control
+//! plugged into the sender through the `cc::CongestionControl` trait.
+//!
+//! Sequence numbers are bytes on the wire, but the sender only ever sends whole segments at
+//! multiples of the MSS (the last one of a finite transfer may be shorter), so it keeps its
+//! books in segment indices; SACK blocks from the receiver are segment-aligned for the same
+//! reason. The handshake's SYN does not consume sequence space.
+
+pub mod cc;
+pub mod receiver;
+mod recovery;
+mod rtt;
+mod sack;
+pub mod sender;
+
+pub use receiver::{Receiver, ReceiverConfig};
+pub use rtt::RttEstimator;
+pub use sender::Sender;
+
+use crate::packet::{Packet, PacketArena, PktId};
+use crate::time::SimTime;
+use crate::trace::Recorder;
+
+/// What an endpoint may touch while handling an event: the clock, the packet arena, the list of
+/// packets it sends (the simulation forwards them from the endpoint's node), and the recorder.
+pub struct Io<'a> {
+    pub now: SimTime,
+    pub arena: &'a mut PacketArena,
+    pub out: &'a mut Vec<PktId>,
+    pub rec: &'a mut Recorder,
+}
+
+impl Io<'_> {
+    pub fn send(&mut self, p: Packet) {
+        let id = self.arena.alloc(p);
+        self.out.push(id);
+    }
+}

@@ -1,0 +1,180 @@
+//! The TCP receiver: cumulative ACKs, delayed ACKs, SACK blocks, an out-of-order buffer.
+//!
+//! Delayed ACKs follow RFC 5681 §4.2 / RFC 1122 §4.2.3.2: an ACK for at least every second
+//! full-sized in-order segment and within the timeout of the first unacknowledged one;
+//! out-of-order segments, duplicates and segments that fill a hole are acknowledged at once.
+//! SACK blocks follow RFC 2018 §4: the first block holds the most recently received segment,
+//! the others repeat the most recently reported blocks.
+
+use super::Io;
+use crate::packet::{flags, Kind, Packet, MAX_SACK};
+use crate::time::SimTime;
+
+pub struct Receiver {
+    pub flow: u32,
+    /// The receiver's node and the sender's node.
+    node: u32,
+    peer: u32,
+    header_bytes: u32,
+    delayed_ack: bool,
+    delack_timeout: SimTime,
+    sack_blocks: usize,
+    sack: bool,
+    dscp: u8,
+    /// Next byte expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order data above `rcv_nxt`: sorted, disjoint `[start, end)` blocks.
+    ooo: Vec<(u64, u64)>,
+    /// Blocks in the order they were last reported (RFC 2018 §4).
+    recent: Vec<(u64, u64)>,
+    unacked: u32,
+    ts_recent: SimTime,
+    pub delack_deadline: Option<SimTime>,
+    pub delack_scheduled: Option<SimTime>,
+    /// Flow size in bytes, if finite.
+    size: Option<u64>,
+    pub completed_at: Option<SimTime>,
+    /// Payload bytes that arrived, duplicates included.
+    pub bytes_arrived: u64,
+    pub packets_arrived: u64,
+}
+
+pub struct ReceiverConfig {
+    pub header_bytes: u32,
+    pub delayed_ack: bool,
+    pub delack_timeout: SimTime,
+    pub sack: bool,
+    pub sack_blocks: u8,
+    pub dscp: u8,
+    pub size: Option<u64>,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, node: u32, peer: u32, c: ReceiverConfig) -> Receiver {
+        Receiver {
+            flow,
+            node,
+            peer,
+            header_bytes: c.header_bytes,
+            delayed_ack: c.delayed_ack,
+            delack_timeout: c.delack_timeout,
+            sack_blocks: (c.sack_blocks as usize).min(MAX_SACK),
+            sack: c.sack,
+            dscp: c.dscp,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: Vec::new(),
+            unacked: 0,
+            ts_recent: SimTime::ZERO,
+            delack_deadline: None,
+            delack_scheduled: None,
+            size: c.size,
+            completed_at: None,
+            bytes_arrived: 0,
+            packets_arrived: 0,
+        }
+    }
+
+    pub fn on_data(&mut self, pkt: &Packet, io: &mut Io) {
+        if pkt.tcp.flags & flags::SYN != 0 {
+            // Answer every SYN (a retransmitted SYN means our SYN-ACK was lost).
+            self.ts_recent = pkt.tcp.ts_val;
+            self.send_ack(io, flags::SYN | flags::ACK);
+            return;
+        }
+        let (s, e) = (pkt.tcp.seq, pkt.tcp.seq + pkt.payload as u64);
+        self.bytes_arrived += pkt.payload as u64;
+        self.packets_arrived += 1;
+        let immediate = if s == self.rcv_nxt {
+            if self.unacked == 0 {
+                // RFC 7323 §4.3: echo the TSval of the earliest unacknowledged segment.
+                self.ts_recent = pkt.tcp.ts_val;
+            }
+            let had_hole = !self.ooo.is_empty();
+            self.rcv_nxt = e;
+            self.absorb_ooo();
+            had_hole
+        } else if s > self.rcv_nxt {
+            self.insert_ooo(s, e);
+            true
+        } else {
+            // Old or duplicate data: acknowledge at once so the sender learns rcv_nxt.
+            if e > self.rcv_nxt {
+                self.rcv_nxt = e;
+                self.absorb_ooo();
+            }
+            true
+        };
+        if let Some(size) = self.size {
+            if self.rcv_nxt >= size && self.completed_at.is_none() {
+                self.completed_at = Some(io.now);
+            }
+        }
+        if !self.delayed_ack || immediate {
+            self.send_ack(io, flags::ACK);
+            return;
+        }
+        self.unacked += 1;
+        if self.unacked >= 2 {
+            self.send_ack(io, flags::ACK);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(io.now + self.delack_timeout);
+        }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, io: &mut Io) {
+        if self.unacked > 0 {
+            self.send_ack(io, flags::ACK);
+        }
+        self.delack_deadline = None;
+    }
+
+    fn absorb_ooo(&mut self) {
+        while let Some(&(a, b)) = self.ooo.first() {
+            if a > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(b);
+            self.ooo.remove(0);
+        }
+        let nxt = self.rcv_nxt;
+        self.recent.retain(|&(_, b)| b > nxt);
+    }
+
+    fn insert_ooo(&mut self, s: u64, e: u64) {
+        // Merge [s, e) with every block it touches.
+        let (mut a, mut b) = (s, e);
+        self.ooo.retain(|&(x, y)| {
+            if y < a || x > b {
+                true
+            } else {
+                a = a.min(x);
+                b = b.max(y);
+                false
+            }
+        });
+        let pos = self.ooo.partition_point(|&(x, _)| x < a);
+        self.ooo.insert(pos, (a, b));
+        // The block holding the newest segment goes first; blocks it swallowed go away.
+        self.recent.retain(|&(x, y)| y < a || x > b);
+        self.recent.insert(0, (a, b));
+        self.recent.truncate(2 * MAX_SACK);
+    }
+
+    fn send_ack(&mut self, io: &mut Io, fl: u8) {
+        let mut p = Packet::new(self.flow, Kind::TcpAck, self.node, self.peer, self.header_bytes, io.now);
+        p.dscp = self.dscp;
+        p.tcp.ack = self.rcv_nxt;
+        p.tcp.flags = fl;
+        p.tcp.ts_ecr = self.ts_recent;
+        if self.sack {
+            let n = self.recent.len().min(self.sack_blocks);
+            p.tcp.sack[..n].copy_from_slice(&self.recent[..n]);
+            p.tcp.n_sack = n as u8;
+        }
+        self.unacked = 0;
+        self.delack_deadline = None;
+        io.send(p);
+    }
+}

@@ -1,0 +1,432 @@
+//! The TCP sender: sequence space, transmission, the retransmission timer, the handshake and
+//! the dispatch of each ACK to loss recovery (`recovery.rs`, `sack.rs`) and to congestion
+//! control (`cc/`).
+//!
+//! One retransmission timer per connection, kept lazily: the sender only moves
+//! `rto_deadline`; the simulation keeps at most one pending event per connection and re-arms
+//! it when it fires early (RFC 6298 §5 rules 5.1–5.3 and 5.5–5.7).
+
+use std::collections::VecDeque;
+
+use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
+use super::rtt::RttEstimator;
+use super::Io;
+use crate::packet::{flags, Ecn, Kind, Packet};
+use crate::scenario::profiles::TcpParams;
+use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
+use crate::time::SimTime;
+
+/// Per-segment book-keeping for segments in `[una, high)`.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct SegMeta {
+    pub sent: SimTime,
+    /// Retransmitted at least once (Karn's rule: no RTT sample from it).
+    pub retx: bool,
+    /// Reported by a SACK block.
+    pub sacked: bool,
+}
+
+/// Counters reported per flow.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub bytes_sent: u64,
+    pub packets_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub rtt_sum: f64,
+    pub rtt_n: u64,
+    pub rtt_min: f64,
+    pub rtt_max: f64,
+}
+
+pub struct Sender {
+    pub flow: u32,
+    node: u32,
+    peer: u32,
+    pub(super) p: TcpParams,
+    pub st: TcpState,
+    pub(super) cc: Cc,
+    pub(super) rtt: RttEstimator,
+    /// Bytes to send, or None for an unlimited (bulk) source.
+    size: Option<u64>,
+    /// Segments the application offers: all of a finite transfer, frozen at `high` when the
+    /// application stops.
+    app_limit: u64,
+    pub established: bool,
+    syn_sent: Option<SimTime>,
+    syn_retransmitted: bool,
+    /// Oldest unacknowledged segment (SND.UNA), next to send (SND.NXT) and one past the
+    /// highest ever sent (HighData + 1).
+    pub(super) una: u64,
+    pub(super) nxt: u64,
+    pub(super) high: u64,
+    pub(super) segs: VecDeque<SegMeta>,
+    pub(super) dupacks: u32,
+    /// `high` when recovery (or the last timeout) began: no new fast retransmit until the
+    /// cumulative ACK passes it (RFC 6582 §3.2 step 2; RFC 6675 §5.1).
+    pub(super) recover: Option<u64>,
+    /// NewReno: whether this recovery episode has seen a partial ACK (RFC 6582 "Impatient").
+    pub(super) partial_seen: bool,
+    pub(super) high_rxt: u64,
+    pub(super) rescue_rxt: Option<u64>,
+    pub rto_deadline: Option<SimTime>,
+    pub rto_scheduled: Option<SimTime>,
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    pub fn new(flow: u32, node: u32, peer: u32, p: TcpParams, cc: Cc, size: Option<u64>) -> Sender {
+        let mss = p.mss;
+        let total = match size {
+            Some(b) => b.div_ceil(mss as u64),
+            None => u64::MAX,
+        };
+        let rwnd = if p.rwnd == u64::MAX { f64::INFINITY } else { (p.rwnd / mss as u64).max(1) as f64 };
+        let st = TcpState {
+            cwnd: p.initial_window as f64,
+            ssthresh: p.initial_ssthresh,
+            mss,
+            rwnd,
+            flight: 0,
+            ca_state: CaState::Open,
+            srtt: SimTime::ZERO,
+            min_rtt: SimTime::MAX,
+            now: SimTime::ZERO,
+        };
+        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity, p.rto_floor);
+        Sender {
+            flow,
+            node,
+            peer,
+            p,
+            st,
+            cc,
+            rtt,
+            size,
+            app_limit: total,
+            established: false,
+            syn_sent: None,
+            syn_retransmitted: false,
+            una: 0,
+            nxt: 0,
+            high: 0,
+            segs: VecDeque::new(),
+            dupacks: 0,
+            recover: None,
+            partial_seen: false,
+            high_rxt: 0,
+            rescue_rxt: None,
+            rto_deadline: None,
+            rto_scheduled: None,
+            stats: SenderStats { rtt_min: f64::INFINITY, ..Default::default() },
+        }
+    }
+
+    pub fn params(&self) -> &TcpParams {
+        &self.p
+    }
+
+    /// The application starts: open the connection or start sending.
+    pub fn start(&mut self, io: &mut Io) {
+        self.st.now = io.now;
+        if self.p.handshake {
+            self.send_syn(io);
+        } else {
+            self.established = true;
+            self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+            self.try_send(io);
+        }
+        self.trace(io);
+    }
+
+    /// The application stops offering new data; what was sent is still delivered.
+    pub fn stop(&mut self) {
+        self.app_limit = self.app_limit.min(self.high);
+    }
+
+    /// Every segment the application offered has been acknowledged.
+    pub fn done(&self) -> bool {
+        self.una >= self.app_limit
+    }
+
+    fn send_syn(&mut self, io: &mut Io) {
+        let mut p = Packet::new(self.flow, Kind::TcpData, self.node, self.peer, self.p.header_bytes, io.now);
+        p.dscp = self.p.dscp;
+        p.tcp.flags = flags::SYN;
+        p.tcp.ts_val = io.now;
+        if self.syn_sent.is_some() {
+            self.syn_retransmitted = true;
+        }
+        self.syn_sent = Some(io.now);
+        self.stats.packets_sent += 1;
+        self.rto_deadline = Some(io.now + self.rtt.rto());
+        io.send(p);
+    }
+
+    pub(super) fn seg_len(&self, seg: u64) -> u32 {
+        let mss = self.p.mss as u64;
+        match self.size {
+            Some(b) => (b - seg * mss).min(mss) as u32,
+            None => self.p.mss,
+        }
+    }
+
+    fn byte_to_seg(&self, ack: u64) -> u64 {
+        match self.size {
+            Some(b) if ack >= b => b.div_ceil(self.p.mss as u64),
+            _ => ack / self.p.mss as u64,
+        }
+    }
+
+    /// Whether the application has segment `seg` to offer.
+    pub(super) fn app_has(&self, seg: u64) -> bool {
+        seg < self.app_limit
+    }
+
+    /// Sends segment `seg` (new data if `seg == high`, otherwise a retransmission).
+    pub(super) fn transmit(&mut self, seg: u64, io: &mut Io) {
+        let len = self.seg_len(seg);
+        let mut p = Packet::new(self.flow, Kind::TcpData, self.node, self.peer, len + self.p.header_bytes, io.now);
+        p.payload = len;
+        p.dscp = self.p.dscp;
+        p.ecn = Ecn::NotEct;
+        p.tcp.seq = seg * self.p.mss as u64;
+        p.tcp.flags = flags::ACK;
+        if self.p.timestamps {
+            p.tcp.ts_val = io.now;
+        }
+        if seg >= self.high {
+            debug_assert_eq!(seg, self.high);
+            self.high = seg + 1;
+            self.segs.push_back(SegMeta { sent: io.now, retx: false, sacked: false });
+        } else {
+            let m = &mut self.segs[(seg - self.una) as usize];
+            m.sent = io.now;
+            m.retx = true;
+            self.stats.retransmits += 1;
+        }
+        self.stats.bytes_sent += len as u64;
+        self.stats.packets_sent += 1;
+        if self.rto_deadline.is_none() {
+            // RFC 6298 (5.1): start the timer when sending data and it is not running.
+            self.rto_deadline = Some(io.now + self.rtt.rto());
+        }
+        io.send(p);
+    }
+
+    /// Segments the window allows outstanding (`nxt - una`), outside SACK recovery.
+    fn window(&self) -> u64 {
+        let mut w = self.st.cwnd.min(self.st.rwnd).floor().max(1.0) as u64;
+        if self.p.limited_transmit && self.st.ca_state == CaState::Open && (1..=2).contains(&self.dupacks) {
+            // RFC 3042: one new segment per each of the first two duplicate ACKs, keeping
+            // FlightSize ≤ cwnd + 2 segments; cwnd itself is unchanged.
+            w += self.dupacks as u64;
+        }
+        w
+    }
+
+    pub(super) fn rwnd_allows(&self, seg: u64) -> bool {
+        ((seg + 1 - self.una) as f64) <= self.st.rwnd.max(1.0)
+    }
+
+    /// Sends whatever the window and the application allow.
+    pub(super) fn try_send(&mut self, io: &mut Io) {
+        if !self.established {
+            return;
+        }
+        if self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Sack {
+            self.sack_send(io);
+            return;
+        }
+        let w = self.window();
+        while self.nxt - self.una < w && self.app_has(self.nxt) {
+            let seg = self.nxt;
+            self.transmit(seg, io);
+            self.nxt += 1;
+        }
+        self.st.flight = self.high - self.una;
+    }
+
+    /// An ACK (or SYN-ACK) arrived.
+    pub fn on_ack(&mut self, pkt: &Packet, io: &mut Io) {
+        self.st.now = io.now;
+        if !self.established {
+            if pkt.tcp.flags & flags::SYN != 0 {
+                self.on_syn_ack(io);
+            }
+            return;
+        }
+        let ack = self.byte_to_seg(pkt.tcp.ack);
+        if ack > self.high {
+            return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
+        }
+        let newly_sacked = if self.p.recovery == Recovery::Sack { self.sack_update(pkt.tcp.sack_blocks()) } else { 0 };
+        let ece = pkt.tcp.flags & flags::ECE != 0;
+        let mut feedback_done = false;
+        if let Some(x) = pkt.xcp {
+            feedback_done = self.cc.on_feedback(&mut self.st, &Feedback::Xcp { feedback_bytes: x.feedback_bytes });
+        }
+        if ack > self.una {
+            self.on_new_ack(ack, pkt, ece, feedback_done, io);
+        } else if ack == self.una && self.una < self.high && pkt.payload == 0 {
+            self.on_dupack(newly_sacked, io);
+        }
+        self.try_send(io);
+        self.trace(io);
+    }
+
+    fn on_syn_ack(&mut self, io: &mut Io) {
+        self.established = true;
+        if self.syn_retransmitted {
+            // RFC 3390 §1 / RFC 6298 (5.7): a lost SYN leaves one segment as initial window.
+            self.st.cwnd = 1.0;
+        } else if let Some(t) = self.syn_sent {
+            self.rtt_sample(io.now - t, io);
+        }
+        self.rto_deadline = None;
+        self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+        self.try_send(io);
+        self.trace(io);
+    }
+
+    pub(super) fn rtt_sample(&mut self, r: SimTime, io: &mut Io) {
+        self.rtt.sample(r);
+        self.st.srtt = self.rtt.srtt();
+        self.st.min_rtt = self.st.min_rtt.min(r);
+        let s = r.as_secs_f64();
+        let st = &mut self.stats;
+        st.rtt_sum += s;
+        st.rtt_n += 1;
+        st.rtt_min = st.rtt_min.min(s);
+        st.rtt_max = st.rtt_max.max(s);
+        io.rec.record(SeriesName::Rtt, self.flow, io.now, s);
+    }
+
+    fn on_new_ack(&mut self, ack: u64, pkt: &Packet, ece: bool, feedback_done: bool, io: &mut Io) {
+        let now = io.now;
+        let acked = ack - self.una;
+        // RTT: from the echoed timestamp (RFC 7323 §4), otherwise from the newest segment this
+        // ACK covers if it was never retransmitted (Karn's rule, RFC 6298 §3).
+        let rtt = if self.p.timestamps && pkt.tcp.ts_ecr > SimTime::ZERO {
+            Some(now - pkt.tcp.ts_ecr)
+        } else {
+            let m = self.segs[(ack - 1 - self.una) as usize];
+            (!m.retx).then(|| now - m.sent)
+        };
+        if let Some(r) = rtt {
+            self.rtt_sample(r, io);
+        }
+        self.segs.drain(..acked as usize);
+        self.una = ack;
+        self.nxt = self.nxt.max(ack);
+        self.high_rxt = self.high_rxt.max(ack);
+        self.st.flight = self.high - self.una;
+        // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it —
+        // except that NewReno in recovery restarts it only on the first partial ACK (RFC 6582).
+        let in_newreno_recovery = self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Newreno;
+        if self.una >= self.high {
+            self.rto_deadline = None;
+        } else if !in_newreno_recovery {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        let counted = match self.p.ack_counting {
+            AckCounting::Segments => acked as f64,
+            AckCounting::Acks => 1.0,
+        };
+        let sample = AckSample { acked: counted, rtt, ece };
+        self.cc.pkts_acked(&self.st, &sample);
+        let was_recovering = self.st.ca_state == CaState::Recovery;
+        if was_recovering {
+            self.recovery_new_ack(ack, acked, io);
+        } else {
+            if self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| self.una >= r) {
+                self.set_ca_state(CaState::Open);
+            }
+            if !feedback_done {
+                self.cc.cong_avoid(&mut self.st, &sample);
+            }
+        }
+        self.dupacks = 0;
+    }
+
+    pub(super) fn set_ca_state(&mut self, s: CaState) {
+        if self.st.ca_state != s {
+            self.cc.set_state(&mut self.st, s);
+            self.st.ca_state = s;
+        }
+    }
+
+    /// The retransmission timer fired.
+    pub fn on_rto(&mut self, io: &mut Io) {
+        self.st.now = io.now;
+        if !self.established {
+            self.rtt.back_off();
+            self.send_syn(io);
+            return;
+        }
+        if self.una >= self.high {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        // RFC 5681 §3.1: ssthresh is cut only on the first timeout of a segment, not when the
+        // timer fires again for a segment it already retransmitted.
+        if self.rtt.backoff() == 0 {
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+        }
+        self.cc.cwnd_event(&mut self.st, CaEvent::Timeout);
+        self.set_ca_state(CaState::Loss);
+        self.st.cwnd = 1.0; // the loss window, LW = 1 SMSS
+        self.rtt.back_off();
+        self.recover = Some(self.high);
+        self.dupacks = 0;
+        // RFC 6675 §5.1 / RFC 2018: forget SACK information and go back to SND.UNA.
+        for m in self.segs.iter_mut() {
+            m.sacked = false;
+        }
+        self.high_rxt = self.una;
+        self.nxt = self.una;
+        self.rto_deadline = None;
+        let seg = self.nxt;
+        self.transmit(seg, io);
+        self.nxt += 1;
+        self.try_send(io);
+        self.trace(io);
+    }
+
+    /// The retransmission timeout currently in force, back-off included.
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+
+    /// Records the on-change series.
+    pub fn trace(&self, io: &mut Io) {
+        let r = &mut *io.rec;
+        if r.interval.is_some() {
+            return;
+        }
+        let (f, now) = (self.flow, io.now);
+        r.changed(SeriesName::Cwnd, f, now, self.st.cwnd);
+        r.changed(SeriesName::Ssthresh, f, now, self.st.ssthresh);
+        r.changed(SeriesName::Srtt, f, now, self.st.srtt.as_secs_f64());
+        r.changed(SeriesName::Rto, f, now, self.rtt.rto().as_secs_f64());
+        r.changed(SeriesName::Recovery, f, now, self.recovery_code());
+    }
+
+    /// 0 open (or CWR), 1 fast recovery, 2 after a timeout.
+    pub fn recovery_code(&self) -> f64 {
+        match self.st.ca_state {
+            CaState::Open | CaState::Cwr => 0.0,
+            CaState::Recovery => 1.0,
+            CaState::Loss => 2.0,
+        }
+    }
+
+    pub fn bytes_acked(&self) -> u64 {
+        match self.size {
+            Some(b) => (self.una * self.p.mss as u64).min(b),
+            None => self.una * self.p.mss as u64,
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Simulated time and rates.
+//!
+//! Time is an integer count of nanoseconds (`SimTime`), never a float, so that event order and
+//! results are bit-for-bit reproducible. Rates are integer bit/s. Conversions to seconds happen
+//! only at the edges (results, configuration).
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// A point in (or span of) simulated time, in nanoseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub const fn from_nanos(ns: u64) -> Self {
+        SimTime(ns)
+    }
+    pub const fn from_micros(us: u64) -> Self {
+        SimTime(us * 1_000)
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        SimTime(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimTime(s * 1_000_000_000)
+    }
+    /// Rounds to the nearest nanosecond; negative and NaN inputs clamp to zero.
+    pub fn from_secs_f64(s: f64) -> Self {
+        if s.is_nan() || s <= 0.0 {
+            SimTime(0)
+        } else {
+            SimTime((s * 1e9).round().min(u64::MAX as f64) as u64)
+        }
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    pub fn saturating_sub(self, other: SimTime) -> SimTime {
+        SimTime(self.0.saturating_sub(other.0))
+    }
+    pub fn saturating_mul(self, k: u64) -> SimTime {
+        SimTime(self.0.saturating_mul(k))
+    }
+}
+
+impl Add for SimTime {
+    type Output = SimTime;
+    fn add(self, rhs: SimTime) -> SimTime {
+        SimTime(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl AddAssign for SimTime {
+    fn add_assign(&mut self, rhs: SimTime) {
+        self.0 = self.0.saturating_add(rhs.0);
+    }
+}
+
+impl Sub for SimTime {
+    type Output = SimTime;
+    fn sub(self, rhs: SimTime) -> SimTime {
+        SimTime(self.0 - rhs.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+
+/// A link or application rate in bit/s.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+
+    /// Time to serialise `bytes` at this rate, rounded up to the next nanosecond so that a
+    /// link never transmits faster than its rate.
+    pub fn tx_time(self, bytes: u32) -> SimTime {
+        let bits = bytes as u128 * 8 * 1_000_000_000;
+        let r = self.0 as u128;
+        SimTime(bits.div_ceil(r) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tx_time_of_a_1500_byte_packet_at_10_mbps_is_1_2_ms() {
+        // 1500 B * 8 = 12000 bit; 12000 / 10e6 = 1.2 ms
+        assert_eq!(Rate(10_000_000).tx_time(1500), SimTime::from_micros(1200));
+    }
+
+    #[test]
+    fn tx_time_rounds_up() {
+        // 1 byte at 3 bit/s = 8/3 s = 2.666..e9 ns -> rounds up
+        assert_eq!(Rate(3).tx_time(1).0, 2_666_666_667);
+    }
+
+    #[test]
+    fn secs_round_trip() {
+        assert_eq!(SimTime::from_secs_f64(0.02), SimTime::from_millis(20));
+        assert_eq!(SimTime::from_secs_f64(-1.0), SimTime::ZERO);
+        assert!((SimTime::from_millis(1500).as_secs_f64() - 1.5).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,96 @@
+"""ccsim: a packet-level simulator for TCP congestion-control research.
+
+>>> import ccsim
+>>> result = ccsim.run("scenarios/example.toml", overrides={"flows.tcp1.tcp.cc": "reno"})
+>>> result.flows[["flow", "goodput_bps"]]
+>>> result.trace("cwnd")
+
+Scenarios are TOML files, dicts, or the builders below; all produce the structure the Rust
+schema reads (``ccsim schema`` prints it as JSON Schema).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ScenarioError
+from .metrics import jain_index, jain_over_time, utilisation
+from .overrides import parse_value, set_path
+from .result import Result, SeriesNotRecorded
+from .runner import run, validate
+from .scenario import (
+    Bernoulli,
+    CbrFlow,
+    Chain,
+    DropTail,
+    Dumbbell,
+    Explicit,
+    GilbertElliott,
+    Link,
+    LinkOverride,
+    LossList,
+    Outage,
+    Scenario,
+    TcpFlow,
+    Trace,
+    default_scenario,
+    load,
+)
+
+
+def _find_version() -> str:
+    # The compiled core carries the version; without a build (pure-Python tests) fall back to
+    # the installed metadata, then to a marker, so that importing ccsim never fails on it.
+    try:
+        from . import _native
+
+        return _native.version()
+    except ImportError:
+        pass
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("ccsim")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def schema() -> dict[str, Any]:
+    """The scenario JSON Schema (from the compiled core), as a dict."""
+    from . import _native
+
+    return _native.schema()
+
+
+__version__ = _find_version()
+
+__all__ = [
+    "Bernoulli",
+    "CbrFlow",
+    "Chain",
+    "DropTail",
+    "Dumbbell",
+    "Explicit",
+    "GilbertElliott",
+    "Link",
+    "LinkOverride",
+    "LossList",
+    "Outage",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "SeriesNotRecorded",
+    "TcpFlow",
+    "Trace",
+    "__version__",
+    "default_scenario",
+    "jain_index",
+    "jain_over_time",
+    "load",
+    "parse_value",
+    "run",
+    "schema",
+    "set_path",
+    "utilisation",
+    "validate",
+]

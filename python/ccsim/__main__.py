@@ -1,0 +1,7 @@
+"""``python -m ccsim``: the same as the ``ccsim`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

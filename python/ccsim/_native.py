@@ -1,0 +1,55 @@
+"""The only place that touches the compiled module ``ccsim._core``.
+
+It is imported lazily so that the pure-Python parts (builders, results, plots, metrics) work
+without a build, and every core call translates the core's exception into
+:class:`ccsim.ScenarioError`, so users never see two exception classes for the same problem.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from types import ModuleType
+from typing import Any
+
+from .errors import ScenarioError
+
+
+def core() -> ModuleType:
+    """Returns ``ccsim._core``, with a clear message when it has not been built."""
+    try:
+        # importlib (not a static import) so tests can substitute a module in sys.modules.
+        return importlib.import_module("ccsim._core")
+    except ImportError as e:
+        raise ImportError(
+            "ccsim's compiled core (ccsim._core) is not available; build it with "
+            "`maturin develop --release` or install the package with pip"
+        ) from e
+
+
+def version() -> str:
+    """Version of the compiled core."""
+    return core().version()
+
+
+def schema() -> dict[str, Any]:
+    """The scenario JSON Schema, as a dict."""
+    return json.loads(core().schema())
+
+
+def validate_json(text: str) -> None:
+    """Validates a JSON-encoded scenario; raises :class:`ScenarioError`."""
+    mod = core()
+    try:
+        mod.validate(text)
+    except mod.ScenarioError as e:
+        raise ScenarioError.from_core(e) from None
+
+
+def simulation(text: str) -> Any:
+    """Builds a ``_core.Simulation`` from a JSON-encoded scenario; raises :class:`ScenarioError`."""
+    mod = core()
+    try:
+        return mod.Simulation(text)
+    except mod.ScenarioError as e:
+        raise ScenarioError.from_core(e) from None

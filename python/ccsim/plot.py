@@ -1,0 +1,128 @@
+"""Figures of recorded time series, one line per flow or queue.
+
+Files are drawn on ``matplotlib.figure.Figure`` objects, not through pyplot: that renders with
+Agg whatever the display, keeps no global figure registry (so thousands of sweep points do not
+leak figures) and does not touch the backend a notebook has chosen. Only interactive use
+without an ``ax`` goes through pyplot, where matplotlib itself falls back to Agg when there is
+no display.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from .result import Result
+
+# name → (title, y-axis label, factor from the series' unit to the axis unit)
+SERIES_AXES: dict[str, tuple[str, str, float]] = {
+    "cwnd": ("congestion window", "cwnd (segments)", 1.0),
+    "ssthresh": ("slow-start threshold", "ssthresh (segments)", 1.0),
+    "srtt": ("smoothed RTT", "SRTT (ms)", 1e3),
+    "rto": ("retransmission timeout", "RTO (ms)", 1e3),
+    "rtt": ("RTT samples", "RTT (ms)", 1e3),
+    "throughput": ("goodput", "goodput (Mb/s)", 1e-6),
+    "recovery": ("loss-recovery state", "0 open, 1 fast recovery, 2 timeout", 1.0),
+    "queue": ("queue length", "queue (packets)", 1.0),
+    "queue_bytes": ("queue length", "queue (KB)", 1e-3),
+}
+# Series that hold their value until the next sample (recorded on change or sampled).
+_STEPPED = {"cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes"}
+# A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
+# queues that ever held something, busiest first, at most this many.
+MAX_QUEUES = 8
+FIGURES = ("cwnd", "throughput", "queue")
+
+
+def _default_selection(name: str, frame, key: str) -> list:
+    labels = list(dict.fromkeys(frame[key]))  # order of first appearance
+    if name not in ("queue", "queue_bytes"):
+        return labels
+    peak = frame.groupby(key, observed=True, sort=False)["value"].max()
+    busy = peak[peak > 0].sort_values(ascending=False)
+    return list(busy.index[:MAX_QUEUES])
+
+
+def plot_series(
+    result: Result,
+    name: str,
+    ax: Axes | None = None,
+    *,
+    select: Sequence[str] | None = None,
+    legend: bool = True,
+    **line_kwargs: Any,
+) -> Axes:
+    """Draws the series ``name`` of ``result`` on ``ax`` (a new figure if ``None``).
+
+    ``select`` lists the flows (or ``"link:from->to"`` queues) to draw; by default every flow,
+    and for queue series the busiest queues that were ever non-empty. Values are converted to
+    readable units (ms, Mb/s, KB); non-finite values (an unlimited ssthresh) are not drawn.
+    Returns the axes.
+    """
+    frame = result.trace(name)
+    key = frame.columns[1]
+    title, ylabel, factor = SERIES_AXES.get(name, (name, name, 1.0))
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    chosen = list(select) if select is not None else _default_selection(name, frame, key)
+    groups = dict(tuple(frame.groupby(key, observed=True, sort=False)))
+    for label in chosen:
+        if label not in groups:
+            known = ", ".join(map(str, groups)) or "none"
+            raise KeyError(f"{label!r} has no samples in series {name!r} (present: {known})")
+        g = groups[label]
+        t = g["time_s"].to_numpy()
+        v = g["value"].to_numpy(dtype=float) * factor
+        ok = np.isfinite(v)
+        if name == "rtt":
+            ax.plot(t[ok], v[ok], ".", markersize=2, label=str(label), **line_kwargs)
+        elif name in _STEPPED:
+            ax.step(t[ok], v[ok], where="post", label=str(label), **line_kwargs)
+        else:
+            ax.plot(t[ok], v[ok], label=str(label), **line_kwargs)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{result.name}: {title}")
+    ax.grid(True, alpha=0.3)
+    if legend and chosen:
+        ax.legend(fontsize="small", loc="best")
+    return ax
+
+
+def figure_of(result: Result, name: str, **kwargs: Any):
+    """A standalone ``matplotlib.figure.Figure`` of one series (no pyplot involved)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    plot_series(result, name, ax=fig.add_subplot(), **kwargs)
+    return fig
+
+
+def save_figures(
+    result: Result,
+    directory: str | os.PathLike,
+    names: Sequence[str] = FIGURES,
+    fmt: str = "png",
+    dpi: int = 120,
+) -> list[Path]:
+    """Writes ``<name>.<fmt>`` for each series in ``names`` that was recorded; returns the
+    paths written."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names:
+        if name not in result.series_names or len(result.trace(name)) == 0:
+            continue
+        path = out / f"{name}.{fmt}"
+        figure_of(result, name).savefig(path, dpi=dpi)
+        written.append(path)
+    return written

@@ -1,0 +1,240 @@
+"""Results of one run: per-flow and per-queue tables and the recorded time series."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Which table a series' ids index, and the label column it gets in `Result.trace`.
+FLOW_SERIES = ("cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery")
+QUEUE_SERIES = ("queue", "queue_bytes")
+ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
+
+
+class SeriesNotRecorded(KeyError):
+    """Raised by :meth:`Result.trace` for a series the scenario did not ask for."""
+
+    def __str__(self) -> str:
+        # KeyError's own str() is the repr of its argument, quotes and escapes included.
+        return str(self.args[0])
+
+
+def decode_column(column: Any) -> np.ndarray | list:
+    """A core column: ``(dtype_str, raw_bytes)`` → numpy array; ``list[str]`` stays a list."""
+    if isinstance(column, tuple) and len(column) == 2 and isinstance(column[0], str):
+        dtype, raw = column
+        return np.frombuffer(raw, dtype=np.dtype(dtype))
+    if isinstance(column, list):
+        return column
+    raise TypeError(f"unexpected column of type {type(column).__name__}")
+
+
+def decode_table(columns: dict[str, Any]) -> pd.DataFrame:
+    """Builds a DataFrame from a dict of core columns, checking they have one length."""
+    decoded = {name: decode_column(col) for name, col in columns.items()}
+    lengths = {name: len(col) for name, col in decoded.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns of different lengths from the core: {lengths}")
+    return pd.DataFrame(decoded)
+
+
+def queue_labels(queues: pd.DataFrame) -> list[str]:
+    """``"{link}:{from}->{to}"`` for each row of a queues table."""
+    return [f"{k}:{f}->{t}" for k, f, t in zip(queues["link"], queues["from"], queues["to"])]
+
+
+def _labelled(ids: np.ndarray, labels: list[str]) -> Any:
+    """Row labels for ids into a table, without a Python object per row: a Categorical whose
+    codes are the ids (falling back to an object array if labels repeat)."""
+    codes = np.asarray(ids, dtype=np.int64)
+    if len(codes) and (codes.min() < 0 or codes.max() >= len(labels)):
+        raise ValueError(f"series ids out of range 0..{len(labels) - 1}")
+    if len(set(labels)) == len(labels):
+        return pd.Categorical.from_codes(codes, categories=labels)
+    return np.asarray(labels, dtype=object)[codes]
+
+
+def series_frame(name: str, raw: dict[str, Any], flows: pd.DataFrame, queues: pd.DataFrame):
+    """Long-format DataFrame (``time_s``, ``flow``/``queue``, ``value``) of one core series."""
+    time_s = decode_column(raw["time_s"])
+    ids = decode_column(raw["id"])
+    value = decode_column(raw["value"])
+    if name in QUEUE_SERIES:
+        key, label = "queue", _labelled(ids, queue_labels(queues))
+    elif name in FLOW_SERIES:
+        key, label = "flow", _labelled(ids, list(flows["flow"]))
+    else:  # a series newer than this front end: keep the raw id
+        key, label = "id", ids
+    return pd.DataFrame({"time_s": time_s, key: label, "value": value})
+
+
+class Result:
+    """What one simulation produced.
+
+    ``meta``: run facts (name, seed, duration_s, events, packet counts, wall_s);
+    ``scenario``: the scenario dict that ran; ``flows`` / ``queues``: one row per flow (in
+    scenario order) / per link direction; ``trace(name)``: a recorded time series.
+    """
+
+    def __init__(
+        self,
+        meta: dict[str, Any],
+        scenario: dict[str, Any],
+        flows: pd.DataFrame,
+        queues: pd.DataFrame,
+        traces: dict[str, pd.DataFrame],
+    ):
+        self.meta = meta
+        self.scenario = scenario
+        self.flows = flows
+        self.queues = queues
+        self._traces = traces
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
+        """Decodes the results dict returned by ``_core.Simulation.finish()``."""
+        flows = decode_table(raw["flows"])
+        queues = decode_table(raw["queues"])
+        traces = {
+            name: series_frame(name, cols, flows, queues)
+            for name, cols in raw.get("series", {}).items()
+        }
+        return cls(dict(raw["meta"]), scenario, flows, queues, traces)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name", self.scenario.get("name", "scenario")))
+
+    @property
+    def series_names(self) -> list[str]:
+        """Names of the recorded series, in the order the core returned them."""
+        return list(self._traces)
+
+    def trace(self, name: str) -> pd.DataFrame:
+        """One recorded series as a long-format DataFrame: ``time_s``, then ``flow`` (flow
+        series) or ``queue`` (``"link:from->to"``, queue series), then ``value``.
+
+        Units: cwnd and ssthresh in segments, srtt/rto/rtt in seconds, throughput in bit/s,
+        queue in packets, queue_bytes in bytes, recovery 0 (open) / 1 (fast recovery) /
+        2 (after a timeout). Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the
+        scenario's ``[trace] series`` did not include it.
+        """
+        try:
+            return self._traces[name]
+        except KeyError:
+            recorded = ", ".join(self._traces) or "none"
+            hint = (
+                "add it to [trace] series in the scenario"
+                if name in ALL_SERIES
+                else f"known series: {', '.join(ALL_SERIES)}"
+            )
+            raise SeriesNotRecorded(
+                f"series {name!r} was not recorded (recorded: {recorded}); {hint}"
+            ) from None
+
+    def plot(self, name: str, ax=None, **kwargs):
+        """Draws one series, a line per flow or queue; see :func:`ccsim.plot.plot_series`."""
+        from .plot import plot_series
+
+        return plot_series(self, name, ax=ax, **kwargs)
+
+    # --- persistence -----------------------------------------------------------------------
+
+    def save(self, directory: str | os.PathLike, figures: bool = True) -> list[Path]:
+        """Writes ``flows.parquet``, ``queues.parquet``, ``trace_<name>.parquet`` per series,
+        ``meta.json``, ``scenario.json`` and (``figures=True``) PNG figures of cwnd, throughput
+        and queue length when recorded. Returns the paths written."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = [out / "flows.parquet", out / "queues.parquet"]
+        self.flows.to_parquet(written[0], index=False)
+        self.queues.to_parquet(written[1], index=False)
+        for name, frame in self._traces.items():
+            path = out / f"trace_{name}.parquet"
+            frame.to_parquet(path, index=False)
+            written.append(path)
+        for fname, obj in (("meta.json", self.meta), ("scenario.json", self.scenario)):
+            path = out / fname
+            path.write_text(json.dumps(obj, indent=2, default=_json_default) + "\n")
+            written.append(path)
+        if figures:
+            from .plot import save_figures
+
+            written += save_figures(self, out)
+        return written
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> Result:
+        """Reads a directory written by :meth:`save`."""
+        d = Path(directory)
+        if not (d / "flows.parquet").is_file():
+            raise FileNotFoundError(f"{d} holds no saved ccsim result (no flows.parquet)")
+        meta = json.loads((d / "meta.json").read_text()) if (d / "meta.json").exists() else {}
+        scenario_path = d / "scenario.json"
+        scenario = json.loads(scenario_path.read_text()) if scenario_path.exists() else {}
+        flows = pd.read_parquet(d / "flows.parquet")
+        queues = pd.read_parquet(d / "queues.parquet")
+        traces = {
+            p.stem[len("trace_") :]: pd.read_parquet(p) for p in sorted(d.glob("trace_*.parquet"))
+        }
+        return cls(meta, scenario, flows, queues, traces)
+
+    # --- text ------------------------------------------------------------------------------
+
+    def summary_table(self) -> str:
+        """A fixed-width per-flow table: goodput and throughput (Mb/s), retransmits,
+        timeouts, mean RTT (ms), completion time (s); ``-`` where a value does not apply."""
+        header = [
+            "flow", "kind", "goodput Mb/s", "thruput Mb/s",
+            "retx", "timeouts", "RTT mean ms", "complete s",
+        ]  # fmt: skip
+        rows = []
+        f = self.flows
+        for i in range(len(f)):
+            tcp = f["kind"].iat[i] == "tcp"
+            rows.append(
+                [
+                    str(f["flow"].iat[i]),
+                    str(f["kind"].iat[i]),
+                    _num(f["goodput_bps"].iat[i] / 1e6, 3),
+                    _num(f["throughput_bps"].iat[i] / 1e6, 3),
+                    str(int(f["retransmits"].iat[i])) if tcp else "-",
+                    str(int(f["timeouts"].iat[i])) if tcp else "-",
+                    _num(f["rtt_mean_s"].iat[i] * 1e3, 1),
+                    _num(f["completion_s"].iat[i], 3),
+                ]
+            )
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+        # Text columns left-aligned, numbers right-aligned, as people read tables.
+        lines = []
+        for r in [header, *rows]:
+            cells = [
+                r[c].ljust(widths[c]) if c < 2 else r[c].rjust(widths[c]) for c in range(len(r))
+            ]
+            lines.append("  ".join(cells).rstrip())
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"<ccsim.Result {self.name!r}: {len(self.flows)} flows, {len(self.queues)} queues, "
+            f"series {self.series_names}>"
+        )
+
+
+def _num(x: Any, digits: int) -> str:
+    x = float(x)
+    return "-" if math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _json_default(obj: Any) -> Any:
+    # numpy scalars arrive in meta from user code and sweeps; JSON needs plain numbers.
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")

@@ -1,0 +1,301 @@
+"""Typed builders for scenarios, TOML loading, and the built-in default scenario.
+
+The builders produce exactly the dict the Rust schema (``crates/ccsim/src/scenario/schema.rs``)
+reads; they do not validate, because the schema is the single source of truth and its errors
+name the exact path. Quantities are passed through untouched: a number in base units (seconds,
+bit/s, bytes) or a string with a unit such as ``"20ms"``, ``"10Mbps"``, ``"64KiB"``.
+Fields left as ``None`` are omitted, so the scenario's defaults profile fills them in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+from .errors import ScenarioError
+from .overrides import parse_value, set_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+__all__ = [
+    "Bernoulli",
+    "CbrFlow",
+    "Chain",
+    "DropTail",
+    "Dumbbell",
+    "Explicit",
+    "GilbertElliott",
+    "Link",
+    "LinkOverride",
+    "LossList",
+    "Outage",
+    "Scenario",
+    "TcpFlow",
+    "Trace",
+    "default_scenario",
+    "load",
+    "parse_value",
+    "set_path",
+    "to_plain",
+]
+
+Quantity = Union[int, float, str]
+
+
+def to_plain(value: Any) -> Any:
+    """Turns builders (anything with ``to_dict``), tuples and nested containers into plain
+    dicts and lists, dropping ``None`` values from dicts."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+class _Builder:
+    """Dataclass fields → dict; ``kind`` (the schema's enum tag) first when the class has one."""
+
+    kind: ClassVar[str | None] = None
+    # Sequence fields left empty are omitted too: the schema's default for them is empty.
+    _omit_empty: ClassVar[tuple[str, ...]] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind} if self.kind else {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            v = getattr(self, f.name)
+            if v is None or (f.name in self._omit_empty and len(v) == 0):
+                continue
+            out[f.name] = to_plain(v)
+        return out
+
+
+# --- queues and loss models ------------------------------------------------------------------
+
+
+@dataclass
+class DropTail(_Builder):
+    """FIFO queue; give a capacity in packets (``limit``) or bytes (``limit_bytes``)."""
+
+    kind: ClassVar[str] = "droptail"
+    limit: int | None = None
+    limit_bytes: Quantity | None = None
+
+
+@dataclass
+class Bernoulli(_Builder):
+    """Each packet is lost independently with probability ``p``."""
+
+    kind: ClassVar[str] = "bernoulli"
+    p: float
+
+
+@dataclass
+class GilbertElliott(_Builder):
+    """Two-state Markov loss, one step per packet (starts in Good)."""
+
+    kind: ClassVar[str] = "gilbert_elliott"
+    p_gb: float
+    p_bg: float
+    loss_good: float = 0.0
+    loss_bad: float = 1.0
+
+
+@dataclass
+class Outage(_Builder):
+    """Every packet is lost during each ``(start, stop)`` interval."""
+
+    kind: ClassVar[str] = "outage"
+    intervals: Sequence[tuple[Quantity, Quantity]]
+
+
+@dataclass
+class LossList(_Builder):
+    """The packets with these 0-based indices (per link direction) are lost."""
+
+    kind: ClassVar[str] = "list"
+    packets: Sequence[int]
+
+
+# --- links and topologies --------------------------------------------------------------------
+
+QueueLike = Union[DropTail, dict]
+LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
+
+
+@dataclass
+class Link(_Builder):
+    """A full-duplex link; ``a``/``b`` (and ``name``) are for explicit topologies."""
+
+    rate: Quantity
+    delay: Quantity
+    queue: QueueLike | None = None
+    loss: LossLike | None = None
+    loss_reverse: LossLike | None = None
+    name: str | None = None
+    a: str | None = None
+    b: str | None = None
+
+
+@dataclass
+class LinkOverride(_Builder):
+    """Overrides the fields it names on a dumbbell access link."""
+
+    rate: Quantity | None = None
+    delay: Quantity | None = None
+    queue: QueueLike | None = None
+    loss: LossLike | None = None
+    loss_reverse: LossLike | None = None
+
+
+@dataclass
+class Dumbbell(_Builder):
+    """``pairs`` senders ``s{i}`` and receivers ``d{i}`` through routers ``left`` and ``right``."""
+
+    kind: ClassVar[str] = "dumbbell"
+    _omit_empty: ClassVar[tuple[str, ...]] = ("left", "right")
+    pairs: int
+    bottleneck: Link | dict
+    access: Link | dict | None = None
+    left: Sequence[LinkOverride | dict] = ()
+    right: Sequence[LinkOverride | dict] = ()
+
+
+@dataclass
+class Chain(_Builder):
+    """Nodes ``n0..n{hops}`` in a line, one link spec per hop."""
+
+    kind: ClassVar[str] = "chain"
+    links: Sequence[Link | dict]
+
+
+@dataclass
+class Explicit(_Builder):
+    """Named nodes and links (each with ``name``, ``a`` and ``b``)."""
+
+    kind: ClassVar[str] = "explicit"
+    nodes: Sequence[str]
+    links: Sequence[Link | dict]
+
+
+# --- flows -----------------------------------------------------------------------------------
+
+
+@dataclass(init=False)
+class TcpFlow(_Builder):
+    """A TCP connection; keyword TCP settings (``cc``, ``recovery``, ``mss``, ...) go to the
+    ``tcp`` table, and only those given (not ``None``) are emitted."""
+
+    kind: ClassVar[str] = "tcp"
+    name: str
+    src: str
+    dst: str
+    start: Quantity | None
+    stop: Quantity | None
+    size: Quantity | None
+    tcp: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        name: str,
+        src: str,
+        dst: str,
+        start: Quantity | None = None,
+        stop: Quantity | None = None,
+        size: Quantity | None = None,
+        **tcp_settings: Any,
+    ):
+        self.name, self.src, self.dst = name, src, dst
+        self.start, self.stop, self.size = start, stop, size
+        self.tcp = {k: v for k, v in tcp_settings.items() if v is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not self.tcp:
+            del out["tcp"]
+        return out
+
+
+@dataclass
+class CbrFlow(_Builder):
+    """Constant-bit-rate UDP; ``packet_size`` counts headers (default 1000 bytes)."""
+
+    kind: ClassVar[str] = "cbr"
+    name: str
+    src: str
+    dst: str
+    rate: Quantity
+    packet_size: Quantity | None = None
+    start: Quantity | None = None
+    stop: Quantity | None = None
+    dscp: int = 0
+
+
+# --- the scenario ----------------------------------------------------------------------------
+
+
+@dataclass
+class Trace(_Builder):
+    """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
+    ``throughput``, ``recovery``, ``queue``, ``queue_bytes``) and how often."""
+
+    series: Sequence[str]
+    interval: Quantity | None = None
+    throughput_bin: Quantity | None = None
+
+
+@dataclass
+class Scenario(_Builder):
+    """A complete simulation; ``to_dict()`` gives what :func:`ccsim.run` accepts."""
+
+    name: str
+    duration: Quantity
+    topology: Dumbbell | Chain | Explicit | dict
+    flows: Sequence[TcpFlow | CbrFlow | dict]
+    seed: int = 1
+    defaults: str = "linux"
+    trace: Trace | dict | None = None
+
+
+def load(path: str | os.PathLike) -> dict[str, Any]:
+    """Reads a scenario TOML file into a dict.
+
+    A syntax error raises :class:`ScenarioError` with an empty path and the parser's message
+    (which gives the line and column); a missing file raises ``FileNotFoundError``.
+    """
+    with open(path, "rb") as f:
+        try:
+            return tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError("", f"invalid TOML in {os.fspath(path)}: {e}") from None
+        except UnicodeDecodeError as e:
+            raise ScenarioError("", f"{os.fspath(path)} is not UTF-8 text: {e}") from None
+
+
+def default_scenario() -> dict[str, Any]:
+    """The scenario ``ccsim run`` uses without a file: two Reno flows (the second starting at
+    0.5 s) and 2 Mb/s of CBR sharing a 10 Mb/s, 20 ms dumbbell bottleneck for 30 s."""
+    return Scenario(
+        name="default",
+        duration=30,
+        defaults="linux",
+        topology=Dumbbell(
+            pairs=3,
+            bottleneck=Link(rate="10Mbps", delay="20ms", queue=DropTail(limit=100)),
+            access=Link(rate="100Mbps", delay="1ms"),
+        ),
+        flows=[
+            TcpFlow("tcp1", "s0", "d0", start=0, cc="reno"),
+            TcpFlow("tcp2", "s1", "d1", start=0.5, cc="reno"),
+            CbrFlow("cbr", "s2", "d2", rate="2Mbps", packet_size=1000),
+        ],
+        trace=Trace(series=["cwnd", "ssthresh", "srtt", "throughput", "queue"], interval="10ms"),
+    ).to_dict()

@@ -1,0 +1,129 @@
+"""The ccsim command against the stand-in core: output, files, exit status, error lines."""
+
+import json
+
+import pytest
+from ccsim.cli import main, parse_sets
+
+TOML = """
+name = "small"
+duration = 4
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { rate = "10Mbps", delay = "20ms" }
+[[flows]]
+kind = "tcp"
+name = "tcp1"
+src = "s0"
+dst = "d0"
+"""
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    p = tmp_path / "small.toml"
+    p.write_text(TOML)
+    return p
+
+
+def test_run_default_writes_results(fake_core, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", "-o", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert "goodput Mb/s" in stdout and "tcp1" in stdout
+    assert f"results: {out}" in stdout and "wall time:" in stdout
+    assert (out / "flows.parquet").is_file() and (out / "cwnd.png").is_file()
+    assert json.loads((out / "scenario.json").read_text())["name"] == "default"
+
+
+def test_run_default_directory(fake_core, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--quiet", "--no-figures"]) == 0
+    assert main(["run", "--quiet", "--no-figures"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert len(printed) == 2 and printed[0] != printed[1]
+    for p in printed:
+        assert p.startswith("results/default-")
+        assert (tmp_path / p / "meta.json").is_file()
+        assert not (tmp_path / p / "cwnd.png").exists()
+
+
+def test_run_file_with_seed_and_sets(fake_core, scenario_file, tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["run", str(scenario_file), "-o", str(out), "--seed", "9", "-q"]
+    argv += ["--set", "flows.tcp1.tcp.cc=cubic", "--set", "duration=2"]
+    assert main(argv) == 0
+    s = json.loads((out / "scenario.json").read_text())
+    assert s["seed"] == 9 and s["duration"] == 2 and s["flows"][0]["tcp"] == {"cc": "cubic"}
+    assert capsys.readouterr().out.strip() == str(out)
+
+
+def test_bad_set_path(fake_core, capsys):
+    assert main(["run", "--set", "flows.tcp9.tcp.cc=reno"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: flows.tcp9: ") and "'tcp1'" in err
+    assert "Traceback" not in err
+
+
+def test_bad_set_syntax(fake_core, capsys):
+    assert main(["run", "--set", "novalue"]) == 2
+    assert "error: --set: expected PATH=VALUE" in capsys.readouterr().err
+    # Reported before the file is even opened.
+    assert main(["validate", "missing.toml", "--set", "=1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --set: expected PATH=VALUE") and "got '=1'" in err
+
+
+def test_validate(fake_core, scenario_file, capsys):
+    assert main(["validate", str(scenario_file)]) == 0
+    assert capsys.readouterr().out.strip() == "ok: small"
+
+
+def test_validate_reports_core_error(fake_core, scenario_file, capsys):
+    argv = ["validate", str(scenario_file), "--set", "flows.tcp1.tcp.recovery=vegas"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        'error: flows[0].tcp.recovery: unknown variant "vegas"'
+    )
+
+
+def test_missing_file(fake_core, tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "none.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path / 'none.toml'}: ") and "No such file" in err
+
+
+def test_toml_syntax_error(fake_core, tmp_path, capsys):
+    p = tmp_path / "bad.toml"
+    p.write_text("duration = = 3\n")
+    assert main(["run", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid TOML in ") and "line 1" in err
+
+
+def test_schema(fake_core, capsys):
+    assert main(["schema"]) == 0
+    assert json.loads(capsys.readouterr().out)["type"] == "object"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("ccsim ")
+
+
+def test_no_command(capsys):
+    with pytest.raises(SystemExit) as e:
+        main([])
+    assert e.value.code == 2
+
+
+def test_parse_sets():
+    assert parse_sets(["a.b=1", "c = reno", "d=[1, 2]", "e=x=y"]) == {
+        "a.b": 1,
+        "c": "reno",
+        "d": [1, 2],
+        "e": "x=y",
+    }

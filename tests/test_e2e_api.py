@@ -1,0 +1,120 @@
+"""The Python API end to end, on the real compiled core."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+core = pytest.importorskip("ccsim._core")
+
+import ccsim  # noqa: E402
+from ccsim.result import Result  # noqa: E402
+
+FLOW_COLUMNS = [
+    "flow", "kind", "src", "dst", "cc", "recovery", "start_s", "end_s", "bytes_sent",
+    "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped", "goodput_bps",
+    "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s", "rtt_min_s",
+    "rtt_max_s", "rtt_samples", "completion_s", "cwnd_final",
+]  # fmt: skip
+QUEUE_COLUMNS = [
+    "link", "from", "to", "rate_bps", "arrivals", "departures", "drops_overflow", "drops_aqm",
+    "drops_loss", "marks", "bytes_departed", "avg_len_pkts", "max_len_pkts", "avg_len_bytes",
+    "max_len_bytes", "utilisation",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def default_result():
+    return ccsim.run(ccsim.default_scenario(), overrides={"duration": 10})
+
+
+def test_tables_follow_the_contract(default_result):
+    r = default_result
+    assert list(r.flows.columns) == FLOW_COLUMNS
+    assert list(r.queues.columns) == QUEUE_COLUMNS
+    assert list(r.flows["flow"]) == ["tcp1", "tcp2", "cbr"]
+    assert list(r.flows["cc"]) == ["reno", "reno", ""]
+    # dumbbell with 3 pairs: bottleneck + 6 access links, two directions each
+    assert len(r.queues) == 14
+    assert set(r.series_names) == {"cwnd", "ssthresh", "srtt", "throughput", "queue"}
+
+
+def test_packets_are_conserved(default_result):
+    m = default_result.meta
+    assert m["packets_injected"] == (
+        m["packets_consumed"] + m["packets_dropped"] + m["packets_in_network"]
+    )
+
+
+def test_goodput_fits_the_bottleneck(default_result):
+    f = default_result.flows
+    assert (f["goodput_bps"] > 0).all()
+    assert f["goodput_bps"].sum() <= 10e6 * 1.001
+    assert (f["goodput_bps"] <= f["throughput_bps"] * 1.0001).all()
+    assert 0.5 < ccsim.utilisation(default_result, "bottleneck") <= 1.0
+
+
+def test_traces_are_labelled(default_result):
+    cwnd = default_result.trace("cwnd")
+    assert set(cwnd["flow"]) <= {"tcp1", "tcp2"}
+    assert cwnd["time_s"].between(0, 10).all()
+    q = default_result.trace("queue")
+    assert "bottleneck:left->right" in set(q["queue"])
+    j = ccsim.jain_over_time(default_result, flows=["tcp1", "tcp2"])
+    assert ((j.dropna() > 0) & (j.dropna() <= 1 + 1e-12)).all()
+
+
+def test_same_seed_same_result_whatever_the_chunking():
+    s = ccsim.default_scenario()
+    s["duration"] = 5
+    a = ccsim.run(s)
+    # The core run in one call, without the runner's run_until chunks.
+    sim = core.Simulation(json.dumps(s))
+    b = Result.from_core(sim.finish(), s)
+    assert sim.now == pytest.approx(sim.duration)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    pd.testing.assert_frame_equal(a.queues, b.queues)
+    for name in a.series_names:
+        pd.testing.assert_frame_equal(a.trace(name), b.trace(name))
+    assert a.meta["events"] == b.meta["events"]
+
+
+def test_finite_flow_over_a_chain():
+    s = ccsim.Scenario(
+        name="chain",
+        duration=20,
+        topology=ccsim.Chain([ccsim.Link("10Mbps", "5ms"), ccsim.Link("5Mbps", "10ms")]),
+        flows=[ccsim.TcpFlow("t", "n0", "n2", size="1MB", recovery="sack")],
+    )
+    r = ccsim.run(s)
+    f = r.flows.iloc[0]
+    assert f["bytes_delivered"] == 1_000_000
+    assert 0 < f["completion_s"] < 20 and not math.isnan(f["completion_s"])
+    assert f["recovery"] == "sack"
+
+
+def test_errors_are_ccsim_errors():
+    s = ccsim.default_scenario()
+    s["flows"][1]["tcp"]["recovery"] = "vegas"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(s)
+    assert type(e.value) is ccsim.ScenarioError
+    assert e.value.path == "flows[1].tcp.recovery"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate({"duration": 1})
+    assert e.value.path == "" and "topology" in e.value.message
+
+
+def test_save_and_load(default_result, tmp_path):
+    default_result.save(tmp_path)
+    back = ccsim.Result.load(tmp_path)
+    pd.testing.assert_frame_equal(back.flows, default_result.flows)
+    np.testing.assert_array_equal(
+        back.trace("cwnd")["value"].to_numpy(), default_result.trace("cwnd")["value"].to_numpy()
+    )
+
+
+def test_version_matches_core():
+    assert ccsim.__version__ == core.version()

@@ -1,0 +1,72 @@
+"""Fairness and utilisation, against values computed by hand."""
+
+import math
+
+import numpy as np
+import pytest
+from ccsim import Result, jain_index, jain_over_time, utilisation
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ([1, 1, 1, 1], 1.0),
+        ([1, 0, 0, 0], 0.25),
+        ([1, 2, 3], 36 / 42),
+        ([5], 1.0),
+        ([4e6, 4e6, 2e6], 100 / 108),
+        (np.array([2.0, 0.0]), 0.5),
+    ],
+)
+def test_jain_index(values, expected):
+    assert jain_index(values) == pytest.approx(expected)
+
+
+def test_jain_index_accepts_generators():
+    assert jain_index(x for x in [1, 1]) == 1.0
+
+
+def test_jain_index_all_zero_is_nan():
+    assert math.isnan(jain_index([0, 0, 0]))
+
+
+@pytest.mark.parametrize("bad", [[], [1, -1], [1, float("nan")], [float("inf")]])
+def test_jain_index_rejects(bad):
+    with pytest.raises(ValueError):
+        jain_index(bad)
+
+
+@pytest.fixture
+def result(synthetic_raw):
+    return Result.from_core(synthetic_raw, {"name": "synthetic"})
+
+
+def test_utilisation(result):
+    assert utilisation(result, "bottleneck") == 0.96  # the busier direction by bytes
+    assert utilisation(result, "bottleneck", src="right") == 0.027
+    with pytest.raises(KeyError, match="links: bottleneck, access_s0"):
+        utilisation(result, "nope")
+    with pytest.raises(KeyError, match="from: left, right"):
+        utilisation(result, "bottleneck", src="s0")
+
+
+def test_jain_over_time_counts_active_flows_only(result):
+    j = jain_over_time(result)
+    assert j.name == "jain" and j.index.name == "time_s"
+    # Before 0.5 s only tcp1 (4 Mb/s) and cbr (2 Mb/s) are active: 36 / (2 * 20).
+    assert j.loc[0.3] == pytest.approx(0.9)
+    # Afterwards 4, 4, 2 Mb/s: 100 / (3 * 36).
+    assert j.loc[5.0] == pytest.approx(100 / 108)
+
+
+def test_jain_over_time_selected_flows_and_window(result):
+    j = jain_over_time(result, flows=["tcp1", "tcp2"])
+    assert j.loc[0.3] == pytest.approx(1.0)  # tcp2 not started: one active flow
+    assert j.loc[2.0] == pytest.approx(1.0)
+    w = jain_over_time(result, flows=["tcp1", "tcp2"], window=1.0)
+    # tcp2's series starts at 0.6 s; its 1 s trailing mean at 1.0 s covers 5 bins of 4 Mb/s
+    # and 5 of nothing: 2 Mb/s against tcp1's 4 Mb/s.
+    assert w.loc[1.0] == pytest.approx(36 / (2 * 20))
+    assert w.loc[5.0] == pytest.approx(1.0)
+    with pytest.raises(KeyError, match="tcp9"):
+        jain_over_time(result, flows=["tcp9"])
