@@ -173,3 +173,9 @@ def test_set_path_needs_a_dict():
 def test_parse_value(text, value):
     assert parse_value(text) == value
     assert type(parse_value(text)) is type(value)
+
+
+def test_star_values_are_not_shared(scenario):
+    set_path(scenario, "flows.*.tcp", {"cc": "reno"})
+    set_path(scenario, "flows.tcp1.tcp.cc", "cubic")
+    assert [f["tcp"]["cc"] for f in scenario["flows"]] == ["cubic", "reno", "reno"]

@@ -197,3 +197,12 @@ def test_toml_syntax_error_has_line(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         load(tmp_path / "nope.toml")
+
+
+def test_numpy_values_become_plain():
+    import numpy as np
+
+    d = LossList(np.arange(3)).to_dict()
+    assert d == {"kind": "list", "packets": [0, 1, 2]}
+    assert type(d["packets"][0]) is int
+    assert type(Bernoulli(np.float64(0.5)).to_dict()["p"]) is float

@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
             action="append",
             metavar="PATH=VALUE",
             help="override one value, e.g. --set flows.tcp1.tcp.cc=reno or "
-            "--set 'topology.bottleneck.rate=\"20Mbps\"' (repeatable; VALUE is TOML, "
+            "--set topology.bottleneck.rate=20Mbps (repeatable; VALUE is TOML, "
             "else text)",
         )
 

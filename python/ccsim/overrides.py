@@ -8,6 +8,7 @@ A path is dot-separated segments. On a list a segment is an index (``flows[2]`` 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import re
 import sys
@@ -106,7 +107,9 @@ def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
             if rest:
                 _set(node[i], rest, value, _join(where, i))
             else:
-                node[i] = value
+                # A copy per element: with `*` the elements must not share one mutable value,
+                # or a later override of one would change them all.
+                node[i] = copy.deepcopy(value)
         return
     if isinstance(node, dict):
         if token == STAR or isinstance(token, int):
@@ -119,7 +122,7 @@ def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
             )
         here = _join(where, token)
         if not rest:
-            node[token] = value
+            node[token] = copy.deepcopy(value)
             return
         if token not in node:
             if isinstance(rest[0], int) or rest[0] == STAR:

@@ -50,14 +50,17 @@ Quantity = Union[int, float, str]
 
 
 def to_plain(value: Any) -> Any:
-    """Turns builders (anything with ``to_dict``), tuples and nested containers into plain
-    dicts and lists, dropping ``None`` values from dicts."""
+    """Turns builders (anything with ``to_dict``), tuples, numpy values and nested containers
+    into plain dicts, lists and numbers, dropping ``None`` values from dicts."""
     if hasattr(value, "to_dict"):
         return value.to_dict()
     if isinstance(value, dict):
         return {k: to_plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        # numpy arrays and scalars (np.arange for a loss list, np.float64 from a sweep)
+        return value.tolist()
     return value
 
 
