@@ -1,1 +1,154 @@
-//! placeholder until bindings are written
+//! Python bindings of the ccsim simulator: type conversion only.
+//!
+//! Results cross into Python as columns: a numeric column is `(numpy dtype string, bytes)`,
+//! which Python turns into an array with `np.frombuffer` without a Python object per value.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use ccsim::results::{Column, Results, Table};
+use ccsim::time::SimTime;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario failed to parse or validate: args are (path, message)."
+);
+
+fn scenario_err(e: ccsim::ScenarioError) -> PyErr {
+    ScenarioError::new_err((e.path, e.message))
+}
+
+/// The ccsim version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// The scenario JSON Schema, as a JSON string.
+#[pyfunction]
+fn schema() -> String {
+    ccsim::scenario::json_schema()
+}
+
+/// Parses, validates and builds a scenario without running it.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<()> {
+    ccsim::scenario::load(scenario_json)
+        .map(|_| ())
+        .map_err(scenario_err)
+}
+
+/// A built simulation, advanced in steps of simulated time.
+#[pyclass(module = "ccsim._core")]
+struct Simulation {
+    sim: ccsim::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        Ok(Simulation {
+            sim: ccsim::scenario::load(scenario_json).map_err(scenario_err)?,
+        })
+    }
+
+    /// Simulated seconds the run lasts.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.sim.end.as_secs_f64()
+    }
+
+    /// Simulated seconds reached so far.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.sim.now.as_secs_f64()
+    }
+
+    /// Advances to simulated time `t` seconds (capped at the end), without holding the GIL.
+    fn run_until(&mut self, py: Python<'_>, t: f64) {
+        let sim = &mut self.sim;
+        py.detach(|| sim.run_until(SimTime::from_secs_f64(t)));
+    }
+
+    /// Runs to the end if needed and returns the results as a dict of columns.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = &mut self.sim;
+        let results = py.detach(|| {
+            sim.run();
+            ccsim::results::collect(sim)
+        });
+        results_to_py(py, &results)
+    }
+}
+
+fn numeric<'py, T: Copy>(
+    py: Python<'py>,
+    dtype: &str,
+    v: &[T],
+    bytes: fn(T) -> [u8; 8],
+) -> PyResult<Bound<'py, PyAny>> {
+    let raw: Vec<u8> = v.iter().flat_map(|x| bytes(*x)).collect();
+    Ok((dtype, PyBytes::new(py, &raw))
+        .into_pyobject(py)?
+        .into_any())
+}
+
+fn column<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>> {
+    match c {
+        Column::F64(v) => numeric(py, "<f8", v, f64::to_le_bytes),
+        Column::U64(v) => numeric(py, "<u8", v, u64::to_le_bytes),
+        Column::Str(v) => Ok(PyList::new(py, v)?.into_any()),
+    }
+}
+
+fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, c) in &t.columns {
+        d.set_item(*name, column(py, c)?)?;
+    }
+    Ok(d)
+}
+
+fn results_to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let m = &r.meta;
+    let meta = PyDict::new(py);
+    meta.set_item("name", &m.name)?;
+    meta.set_item("seed", m.seed)?;
+    meta.set_item("duration_s", m.duration_s)?;
+    meta.set_item("events", m.events)?;
+    meta.set_item("packets_injected", m.packets_injected)?;
+    meta.set_item("packets_consumed", m.packets_consumed)?;
+    meta.set_item("packets_dropped", m.packets_dropped)?;
+    meta.set_item("packets_in_network", m.packets_in_network)?;
+    out.set_item("meta", meta)?;
+    out.set_item("flows", table(py, &r.flows)?)?;
+    out.set_item("queues", table(py, &r.queues)?)?;
+    let series = PyDict::new(py);
+    for (name, s) in &r.series {
+        let d = PyDict::new(py);
+        let t: Vec<f64> = s.time.iter().map(|ns| *ns as f64 / 1e9).collect();
+        d.set_item("time_s", numeric(py, "<f8", &t, f64::to_le_bytes)?)?;
+        let ids: Vec<u64> = s.id.iter().map(|i| *i as u64).collect();
+        d.set_item("id", numeric(py, "<u8", &ids, u64::to_le_bytes)?)?;
+        d.set_item("value", numeric(py, "<f8", &s.value, f64::to_le_bytes)?)?;
+        series.set_item(name.as_str(), d)?;
+    }
+    out.set_item("series", series)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}

@@ -68,7 +68,11 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            event,
+        });
     }
 
     /// Time of the next event, if any.

@@ -27,7 +27,10 @@ impl Table {
         self.columns.push((name, Column::Str(v)));
     }
     pub fn get(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+        self.columns
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c)
     }
     pub fn f64s(&self, name: &str) -> &[f64] {
         match self.get(name) {
@@ -62,112 +65,162 @@ pub struct Results {
     pub series: Vec<(SeriesName, Series)>,
 }
 
+/// One flow's summary, before it is split into columns.
+struct FlowRow {
+    start: f64,
+    end: f64,
+    bytes_sent: u64,
+    bytes_delivered: u64,
+    packets_sent: u64,
+    packets_delivered: u64,
+    packets_dropped: u64,
+    goodput: f64,
+    throughput: f64,
+    retransmits: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    rtt_mean: f64,
+    rtt_min: f64,
+    rtt_max: f64,
+    rtt_samples: u64,
+    completion: f64,
+    cwnd: f64,
+}
+
+fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
+    let now = sim.now;
+    let info = &sim.info[i];
+    let completion = match &sim.flows[i] {
+        FlowSlot::Tcp(t) => t.receiver.completed_at,
+        FlowSlot::Cbr(_) => None,
+    };
+    // The active period ends at completion, at the application's stop, or at the end.
+    let end = completion.or(info.stop).unwrap_or(now).min(now);
+    let active = end.saturating_sub(info.start).as_secs_f64();
+    let rate = |bytes: u64| {
+        if active > 0.0 {
+            bytes as f64 * 8.0 / active
+        } else {
+            0.0
+        }
+    };
+    let mut row = FlowRow {
+        start: info.start.as_secs_f64(),
+        end: end.as_secs_f64(),
+        bytes_sent: 0,
+        bytes_delivered: 0,
+        packets_sent: 0,
+        packets_delivered: 0,
+        packets_dropped: sim.flow_drops[i],
+        goodput: 0.0,
+        throughput: 0.0,
+        retransmits: 0,
+        timeouts: 0,
+        fast_retransmits: 0,
+        rtt_mean: f64::NAN,
+        rtt_min: f64::NAN,
+        rtt_max: f64::NAN,
+        rtt_samples: 0,
+        completion: completion
+            .map(|t| (t - info.start).as_secs_f64())
+            .unwrap_or(f64::NAN),
+        cwnd: f64::NAN,
+    };
+    let arrived = match &sim.flows[i] {
+        FlowSlot::Tcp(t) => {
+            let s = &t.sender.stats;
+            row.bytes_sent = s.bytes_sent;
+            row.bytes_delivered = t.receiver.rcv_nxt;
+            row.packets_sent = s.packets_sent;
+            row.packets_delivered = t.receiver.packets_arrived;
+            row.retransmits = s.retransmits;
+            row.timeouts = s.timeouts;
+            row.fast_retransmits = s.fast_retransmits;
+            if s.rtt_n > 0 {
+                row.rtt_mean = s.rtt_sum / s.rtt_n as f64;
+                row.rtt_min = s.rtt_min;
+                row.rtt_max = s.rtt_max;
+                row.rtt_samples = s.rtt_n;
+            }
+            row.cwnd = t.sender.st.cwnd;
+            t.receiver.bytes_arrived
+        }
+        FlowSlot::Cbr(c) => {
+            row.bytes_sent = c.bytes_sent;
+            row.bytes_delivered = c.bytes_received;
+            row.packets_sent = c.packets_sent;
+            row.packets_delivered = c.packets_received;
+            c.bytes_received
+        }
+    };
+    row.goodput = rate(row.bytes_delivered);
+    row.throughput = rate(arrived);
+    row
+}
+
 /// Summarises a simulation at its current time (normally the end of the run).
 pub fn collect(sim: &mut Simulation) -> Results {
     let now = sim.now;
-    let n = sim.flows.len();
-    let mut c: Vec<Vec<f64>> = vec![Vec::with_capacity(n); 9];
-    let mut u: Vec<Vec<u64>> = vec![Vec::with_capacity(n); 9];
-    for (i, f) in sim.flows.iter().enumerate() {
-        let info = &sim.info[i];
-        let completion = match f {
-            FlowSlot::Tcp(t) => t.receiver.completed_at,
-            FlowSlot::Cbr(_) => None,
-        };
-        // The active period ends at completion, at the application's stop, or at the end.
-        let end = completion.or(info.stop).unwrap_or(now).min(now);
-        let active = end.saturating_sub(info.start).as_secs_f64();
-        let rate = |bytes: u64| if active > 0.0 { bytes as f64 * 8.0 / active } else { 0.0 };
-        let (sent, delivered, arrived, psent, parrived, rtx, to, fr, rtt, cwnd) = match f {
-            FlowSlot::Tcp(t) => {
-                let s = &t.sender.stats;
-                let rtt = if s.rtt_n > 0 { (s.rtt_sum / s.rtt_n as f64, s.rtt_min, s.rtt_max, s.rtt_n) } else { (f64::NAN, f64::NAN, f64::NAN, 0) };
-                (
-                    s.bytes_sent,
-                    t.receiver.rcv_nxt,
-                    t.receiver.bytes_arrived,
-                    s.packets_sent,
-                    t.receiver.packets_arrived,
-                    s.retransmits,
-                    s.timeouts,
-                    s.fast_retransmits,
-                    rtt,
-                    t.sender.st.cwnd,
-                )
-            }
-            FlowSlot::Cbr(b) => (
-                b.bytes_sent,
-                b.bytes_received,
-                b.bytes_received,
-                b.packets_sent,
-                b.packets_received,
-                0,
-                0,
-                0,
-                (f64::NAN, f64::NAN, f64::NAN, 0),
-                f64::NAN,
-            ),
-        };
-        c[0].push(info.start.as_secs_f64());
-        c[1].push(end.as_secs_f64());
-        c[2].push(rate(delivered));
-        c[3].push(rate(arrived));
-        c[4].push(rtt.0);
-        c[5].push(rtt.1);
-        c[6].push(rtt.2);
-        c[7].push(completion.map(|t| (t - info.start).as_secs_f64()).unwrap_or(f64::NAN));
-        c[8].push(cwnd);
-        u[0].push(sent);
-        u[1].push(delivered);
-        u[2].push(psent);
-        u[3].push(parrived);
-        u[4].push(sim.flow_drops[i]);
-        u[5].push(rtx);
-        u[6].push(to);
-        u[7].push(fr);
-        u[8].push(rtt.3);
-    }
+    let rows: Vec<FlowRow> = (0..sim.flows.len()).map(|i| flow_row(sim, i)).collect();
     let mut flows = Table::default();
-    let strs = |g: &dyn Fn(usize) -> String| (0..n).map(g).collect::<Vec<_>>();
-    flows.str("flow", strs(&|i| sim.info[i].name.clone()));
-    flows.str("kind", strs(&|i| sim.info[i].kind.to_string()));
-    flows.str("src", strs(&|i| sim.node_names[sim.info[i].src as usize].clone()));
-    flows.str("dst", strs(&|i| sim.node_names[sim.info[i].dst as usize].clone()));
-    flows.str("cc", strs(&|i| sim.info[i].cc.clone()));
-    flows.str("recovery", strs(&|i| sim.info[i].recovery.clone()));
-    let mut c = c.into_iter();
-    let mut u = u.into_iter();
-    let mut nf = || c.next().unwrap();
-    flows.f64("start_s", nf());
-    flows.f64("end_s", nf());
-    let goodput = nf();
-    let throughput = nf();
-    let (rtt_mean, rtt_min, rtt_max, completion, cwnd) = (nf(), nf(), nf(), nf(), nf());
-    let mut nu = || u.next().unwrap();
-    flows.u64("bytes_sent", nu());
-    flows.u64("bytes_delivered", nu());
-    flows.u64("packets_sent", nu());
-    flows.u64("packets_delivered", nu());
-    flows.u64("packets_dropped", nu());
-    flows.f64("goodput_bps", goodput);
-    flows.f64("throughput_bps", throughput);
-    flows.u64("retransmits", nu());
-    flows.u64("timeouts", nu());
-    flows.u64("fast_retransmits", nu());
-    flows.f64("rtt_mean_s", rtt_mean);
-    flows.f64("rtt_min_s", rtt_min);
-    flows.f64("rtt_max_s", rtt_max);
-    flows.u64("rtt_samples", nu());
-    flows.f64("completion_s", completion);
-    flows.f64("cwnd_final", cwnd);
+    let info = &sim.info;
+    let names = &sim.node_names;
+    flows.str("flow", info.iter().map(|f| f.name.clone()).collect());
+    flows.str("kind", info.iter().map(|f| f.kind.to_string()).collect());
+    flows.str(
+        "src",
+        info.iter().map(|f| names[f.src as usize].clone()).collect(),
+    );
+    flows.str(
+        "dst",
+        info.iter().map(|f| names[f.dst as usize].clone()).collect(),
+    );
+    flows.str("cc", info.iter().map(|f| f.cc.clone()).collect());
+    flows.str(
+        "recovery",
+        info.iter().map(|f| f.recovery.clone()).collect(),
+    );
+    let f = |g: fn(&FlowRow) -> f64| rows.iter().map(g).collect::<Vec<f64>>();
+    let u = |g: fn(&FlowRow) -> u64| rows.iter().map(g).collect::<Vec<u64>>();
+    flows.f64("start_s", f(|r| r.start));
+    flows.f64("end_s", f(|r| r.end));
+    flows.u64("bytes_sent", u(|r| r.bytes_sent));
+    flows.u64("bytes_delivered", u(|r| r.bytes_delivered));
+    flows.u64("packets_sent", u(|r| r.packets_sent));
+    flows.u64("packets_delivered", u(|r| r.packets_delivered));
+    flows.u64("packets_dropped", u(|r| r.packets_dropped));
+    flows.f64("goodput_bps", f(|r| r.goodput));
+    flows.f64("throughput_bps", f(|r| r.throughput));
+    flows.u64("retransmits", u(|r| r.retransmits));
+    flows.u64("timeouts", u(|r| r.timeouts));
+    flows.u64("fast_retransmits", u(|r| r.fast_retransmits));
+    flows.f64("rtt_mean_s", f(|r| r.rtt_mean));
+    flows.f64("rtt_min_s", f(|r| r.rtt_min));
+    flows.f64("rtt_max_s", f(|r| r.rtt_max));
+    flows.u64("rtt_samples", u(|r| r.rtt_samples));
+    flows.f64("completion_s", f(|r| r.completion));
+    flows.f64("cwnd_final", f(|r| r.cwnd));
 
     let mut queues = Table::default();
-    let names = &sim.node_names;
     queues.str("link", sim.links.iter().map(|l| l.link.clone()).collect());
-    queues.str("from", sim.links.iter().map(|l| names[l.from as usize].clone()).collect());
-    queues.str("to", sim.links.iter().map(|l| names[l.to as usize].clone()).collect());
+    queues.str(
+        "from",
+        sim.links
+            .iter()
+            .map(|l| names[l.from as usize].clone())
+            .collect(),
+    );
+    queues.str(
+        "to",
+        sim.links
+            .iter()
+            .map(|l| names[l.to as usize].clone())
+            .collect(),
+    );
     queues.u64("rate_bps", sim.links.iter().map(|l| l.rate.bps()).collect());
-    let stat = |g: fn(&crate::net::link::LinkStats) -> u64| sim.links.iter().map(|l| g(&l.stats)).collect::<Vec<u64>>();
+    let stat = |g: fn(&crate::net::link::LinkStats) -> u64| {
+        sim.links.iter().map(|l| g(&l.stats)).collect::<Vec<u64>>()
+    };
     queues.u64("arrivals", stat(|s| s.arrivals));
     queues.u64("departures", stat(|s| s.departures));
     queues.u64("drops_overflow", stat(|s| s.drops_overflow));
@@ -175,10 +228,22 @@ pub fn collect(sim: &mut Simulation) -> Results {
     queues.u64("drops_loss", stat(|s| s.drops_loss));
     queues.u64("marks", stat(|s| s.marks));
     queues.u64("bytes_departed", stat(|s| s.bytes_departed));
-    let max_p = sim.links.iter().map(|l| l.stats.max_len_pkts as f64).collect();
-    let max_b = sim.links.iter().map(|l| l.stats.max_len_bytes as f64).collect();
+    let max_p = sim
+        .links
+        .iter()
+        .map(|l| l.stats.max_len_pkts as f64)
+        .collect();
+    let max_b = sim
+        .links
+        .iter()
+        .map(|l| l.stats.max_len_bytes as f64)
+        .collect();
     let t = now.as_secs_f64().max(1e-12);
-    let util = sim.links.iter().map(|l| l.busy_until(now).as_secs_f64() / t).collect();
+    let util = sim
+        .links
+        .iter()
+        .map(|l| l.busy_until(now).as_secs_f64() / t)
+        .collect();
     let avgs: Vec<(f64, f64)> = sim.links.iter_mut().map(|l| l.averages(now)).collect();
     queues.f64("avg_len_pkts", avgs.iter().map(|a| a.0).collect());
     queues.f64("max_len_pkts", max_p);
@@ -197,5 +262,10 @@ pub fn collect(sim: &mut Simulation) -> Results {
         packets_in_network: sim.packets_in_network(),
     };
     let series = sim.take_recorder().into_series();
-    Results { meta, flows, queues, series }
+    Results {
+        meta,
+        flows,
+        queues,
+        series,
+    }
 }

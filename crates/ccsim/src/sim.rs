@@ -155,7 +155,8 @@ impl Simulation {
         match ev {
             Event::TxDone(l) => {
                 let now = self.now;
-                let (arrive, next) = self.links[l as usize].tx_done(&mut self.arena, now, &mut self.drops);
+                let (arrive, next) =
+                    self.links[l as usize].tx_done(&mut self.arena, now, &mut self.drops);
                 if let Some(t) = arrive {
                     self.events.schedule(t, Event::Arrive(l));
                 }
@@ -199,7 +200,9 @@ impl Simulation {
         debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
         let now = self.now;
         match self.links[l as usize].offer(p, &mut self.arena, now, &mut self.drops) {
-            Offer::Queued { tx_done_at: Some(t) } => self.events.schedule(t, Event::TxDone(l)),
+            Offer::Queued {
+                tx_done_at: Some(t),
+            } => self.events.schedule(t, Event::TxDone(l)),
             Offer::Queued { tx_done_at: None } | Offer::Dropped => {}
         }
         self.queue_changed(l);
@@ -238,7 +241,12 @@ impl Simulation {
 
     /// Runs `f` on flow `i` with an I/O context (disjoint borrows of the simulation's fields).
     fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
-        let mut io = Io { now: self.now, arena: &mut self.arena, out: &mut self.out, rec: &mut self.rec };
+        let mut io = Io {
+            now: self.now,
+            arena: &mut self.arena,
+            out: &mut self.out,
+            rec: &mut self.rec,
+        };
         f(&mut self.flows[i], &mut io)
     }
 
@@ -345,15 +353,25 @@ impl Simulation {
                 let s = &c.sender;
                 let id = i as u32;
                 self.rec.record(SeriesName::Cwnd, id, now, s.st.cwnd);
-                self.rec.record(SeriesName::Ssthresh, id, now, s.st.ssthresh);
-                self.rec.record(SeriesName::Srtt, id, now, s.st.srtt.as_secs_f64());
-                self.rec.record(SeriesName::Rto, id, now, s.rto().as_secs_f64());
-                self.rec.record(SeriesName::Recovery, id, now, s.recovery_code());
+                self.rec
+                    .record(SeriesName::Ssthresh, id, now, s.st.ssthresh);
+                self.rec
+                    .record(SeriesName::Srtt, id, now, s.st.srtt.as_secs_f64());
+                self.rec
+                    .record(SeriesName::Rto, id, now, s.rto().as_secs_f64());
+                self.rec
+                    .record(SeriesName::Recovery, id, now, s.recovery_code());
             }
         }
         for (l, link) in self.links.iter().enumerate() {
-            self.rec.record(SeriesName::Queue, l as u32, now, link.len_packets() as f64);
-            self.rec.record(SeriesName::QueueBytes, l as u32, now, link.len_bytes() as f64);
+            self.rec
+                .record(SeriesName::Queue, l as u32, now, link.len_packets() as f64);
+            self.rec.record(
+                SeriesName::QueueBytes,
+                l as u32,
+                now,
+                link.len_bytes() as f64,
+            );
         }
         if let Some(iv) = self.rec.interval {
             let next = now + iv;

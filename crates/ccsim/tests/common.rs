@@ -1,7 +1,7 @@
 //! Helpers shared by the scenario tests: run a scenario and check the invariants that must
 //! hold in every run (packet conservation, and the arena agreeing with the network).
 
-use ccsim::results::{Results, Table};
+use ccsim::results::Results;
 use ccsim::scenario::schema::SeriesName;
 use ccsim::trace::Series;
 
@@ -10,30 +10,46 @@ pub fn run(json: &str) -> Results {
     sim.run();
     let c = sim.counters;
     let inside = sim.packets_in_network();
-    assert_eq!(c.injected, c.consumed + c.dropped + inside, "packet conservation: {c:?}, in network {inside}");
-    assert_eq!(sim.packets_live() as u64, inside, "arena holds exactly the packets in the network");
+    assert_eq!(
+        c.injected,
+        c.consumed + c.dropped + inside,
+        "packet conservation: {c:?}, in network {inside}"
+    );
+    assert_eq!(
+        sim.packets_live() as u64,
+        inside,
+        "arena holds exactly the packets in the network"
+    );
     ccsim::results::collect(&mut sim)
 }
 
-pub fn series<'a>(r: &'a Results, name: SeriesName) -> &'a Series {
-    &r.series.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("series {name:?} not recorded")).1
+pub fn series(r: &Results, name: SeriesName) -> &Series {
+    &r.series
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("series {name:?} not recorded"))
+        .1
 }
 
 /// (time_s, value) of one id of a series.
 pub fn points(r: &Results, name: SeriesName, id: u32) -> Vec<(f64, f64)> {
     let s = series(r, name);
-    (0..s.len()).filter(|&i| s.id[i] == id).map(|i| (s.time[i] as f64 * 1e-9, s.value[i])).collect()
-}
-
-pub fn row_of(t: &Table, col: &str, value: &str) -> usize {
-    match t.get(col) {
-        Some(ccsim::results::Column::Str(v)) => v.iter().position(|x| x == value).expect("row"),
-        _ => panic!("no string column {col}"),
-    }
+    (0..s.len())
+        .filter(|&i| s.id[i] == id)
+        .map(|i| (s.time[i] as f64 * 1e-9, s.value[i]))
+        .collect()
 }
 
 /// A dumbbell with one pair: bottleneck `rate`/`delay`, access 10× rate and 1 ms.
-pub fn one_flow(rate: &str, bdelay_ms: f64, queue: u32, duration: f64, tcp: &str, extra_bottleneck: &str, trace: &str) -> String {
+pub fn one_flow(
+    rate: &str,
+    bdelay_ms: f64,
+    queue: u32,
+    duration: f64,
+    tcp: &str,
+    extra_bottleneck: &str,
+    trace: &str,
+) -> String {
     format!(
         r#"{{"name":"t","duration":{duration},"seed":1,
         "topology":{{"kind":"dumbbell","pairs":1,

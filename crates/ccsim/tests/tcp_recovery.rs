@@ -30,7 +30,15 @@ fn three_losses(recovery: &str) -> ccsim::results::Results {
         r#""recovery":"{recovery}","delayed_ack":false,"handshake":false,"initial_window":10,"timestamps":false,"rwnd":{}"#,
         20 * 1448
     );
-    run(&one_flow("10Mbps", 18.0, 1000, 5.0, &tcp, r#","loss":{"kind":"list","packets":[100,102,104]}"#, r#""series":["recovery"]"#))
+    run(&one_flow(
+        "10Mbps",
+        18.0,
+        1000,
+        5.0,
+        &tcp,
+        r#","loss":{"kind":"list","packets":[100,102,104]}"#,
+        r#""series":["recovery"]"#,
+    ))
 }
 
 #[test]
@@ -50,7 +58,11 @@ fn sack_recovers_three_losses_in_about_one_rtt_without_timeout() {
     // needs a round trip per hole.
     let ep = recovery_episodes(&r);
     assert_eq!(ep.len(), 1, "{ep:?}");
-    assert!(ep[0] > 0.9 * BASE_RTT && ep[0] < 1.8 * BASE_RTT, "recovery took {} s", ep[0]);
+    assert!(
+        ep[0] > 0.9 * BASE_RTT && ep[0] < 1.8 * BASE_RTT,
+        "recovery took {} s",
+        ep[0]
+    );
 }
 
 #[test]
@@ -61,7 +73,11 @@ fn newreno_takes_one_rtt_per_loss() {
     assert_eq!(r.flows.u64s("retransmits"), [3]);
     let ep = recovery_episodes(&r);
     assert_eq!(ep.len(), 1, "{ep:?}");
-    assert!(ep[0] > 2.5 * BASE_RTT && ep[0] < 3.5 * BASE_RTT, "recovery took {} s", ep[0]);
+    assert!(
+        ep[0] > 2.5 * BASE_RTT && ep[0] < 3.5 * BASE_RTT,
+        "recovery took {} s",
+        ep[0]
+    );
 }
 
 #[test]
@@ -69,7 +85,11 @@ fn reno_leaves_recovery_on_the_partial_ack_and_times_out() {
     let r = three_losses("reno");
     // The first partial ACK ends recovery with cwnd = ssthresh = 10, too few segments left
     // in flight to produce three more duplicate ACKs for the remaining holes.
-    assert!(r.flows.u64s("timeouts")[0] >= 1, "{:?}", r.flows.u64s("timeouts"));
+    assert!(
+        r.flows.u64s("timeouts")[0] >= 1,
+        "{:?}",
+        r.flows.u64s("timeouts")
+    );
     assert_eq!(r.flows.u64s("bytes_delivered")[0] % 1448, 0);
 }
 
@@ -98,30 +118,60 @@ fn rto_backs_off_during_an_outage_and_the_flow_recovers() {
     // 7 s of outage starting from an RTO of a few hundred ms: 0.2·(1+2+4+8+16) > 7 s, so at
     // least 4 expiries, each doubling the timer.
     assert!(timeouts >= 4, "timeouts {timeouts}");
-    let rto: Vec<f64> = points(&r, SeriesName::Rto, 0).into_iter().filter(|p| p.0 > 5.0 && p.0 < 12.5).map(|p| p.1).collect();
-    let doublings = rto.windows(2).filter(|w| (w[1] / w[0] - 2.0).abs() < 1e-6).count();
+    let rto: Vec<f64> = points(&r, SeriesName::Rto, 0)
+        .into_iter()
+        .filter(|p| p.0 > 5.0 && p.0 < 12.5)
+        .map(|p| p.1)
+        .collect();
+    let doublings = rto
+        .windows(2)
+        .filter(|w| (w[1] / w[0] - 2.0).abs() < 1e-6)
+        .count();
     assert!(doublings >= 3, "RTO values during the outage: {rto:?}");
     // After the outage the flow fills the link again.
-    let tput: Vec<f64> = points(&r, SeriesName::Throughput, 0).into_iter().filter(|p| p.0 > 20.0).map(|p| p.1).collect();
+    let tput: Vec<f64> = points(&r, SeriesName::Throughput, 0)
+        .into_iter()
+        .filter(|p| p.0 > 20.0)
+        .map(|p| p.1)
+        .collect();
     let mean = tput.iter().sum::<f64>() / tput.len() as f64;
-    assert!(mean > 0.9 * 10e6 * 1448.0 / 1500.0, "goodput after recovery {mean}");
+    assert!(
+        mean > 0.9 * 10e6 * 1448.0 / 1500.0,
+        "goodput after recovery {mean}"
+    );
 }
 
 #[test]
 fn lost_syn_is_retransmitted_after_the_initial_rto_and_starts_with_one_segment() {
     let tcp = r#""handshake":true,"initial_rto":"1s","delayed_ack":false"#;
-    let r = run(&one_flow("10Mbps", 18.0, 100, 3.0, tcp, r#","loss":{"kind":"list","packets":[0]}"#, r#""series":["cwnd"]"#));
-    assert_eq!(r.flows.u64s("timeouts"), [0], "a SYN timeout is not a data timeout");
+    let r = run(&one_flow(
+        "10Mbps",
+        18.0,
+        100,
+        3.0,
+        tcp,
+        r#","loss":{"kind":"list","packets":[0]}"#,
+        r#""series":["cwnd"]"#,
+    ));
+    assert_eq!(
+        r.flows.u64s("timeouts"),
+        [0],
+        "a SYN timeout is not a data timeout"
+    );
     let cwnd = points(&r, SeriesName::Cwnd, 0);
     // First data is sent after the retransmitted SYN's round trip, with cwnd 1 (RFC 3390 §1).
-    let first_growth = cwnd.iter().find(|p| p.1 > 1.0 && p.0 > 0.5).expect("cwnd grows");
+    let first_growth = cwnd
+        .iter()
+        .find(|p| p.1 > 1.0 && p.0 > 0.5)
+        .expect("cwnd grows");
     assert!(first_growth.0 > 1.04, "{cwnd:?}");
     assert!(cwnd.iter().any(|p| p.1 == 1.0 && p.0 > 1.0));
 }
 
 #[test]
 fn finite_transfer_completes_with_every_byte() {
-    let json = one_flow("10Mbps", 18.0, 100, 10.0, r#""handshake":true"#, "", "").replace(r#""dst":"d0","#, r#""dst":"d0","size":"1MB","#);
+    let json = one_flow("10Mbps", 18.0, 100, 10.0, r#""handshake":true"#, "", "")
+        .replace(r#""dst":"d0","#, r#""dst":"d0","size":"1MB","#);
     let r = run(&json);
     assert_eq!(r.flows.u64s("bytes_delivered"), [1_000_000]);
     let c = r.flows.f64s("completion_s")[0];
@@ -132,8 +182,24 @@ fn finite_transfer_completes_with_every_byte() {
 
 #[test]
 fn delayed_acks_halve_the_ack_count() {
-    let with = run(&one_flow("10Mbps", 18.0, 100, 10.0, r#""delayed_ack":true"#, "", ""));
-    let without = run(&one_flow("10Mbps", 18.0, 100, 10.0, r#""delayed_ack":false"#, "", ""));
+    let with = run(&one_flow(
+        "10Mbps",
+        18.0,
+        100,
+        10.0,
+        r#""delayed_ack":true"#,
+        "",
+        "",
+    ));
+    let without = run(&one_flow(
+        "10Mbps",
+        18.0,
+        100,
+        10.0,
+        r#""delayed_ack":false"#,
+        "",
+        "",
+    ));
     // Reverse direction of the bottleneck carries the ACKs.
     let acks = |r: &ccsim::results::Results| r.queues.u64s("departures")[1] as f64;
     let data = |r: &ccsim::results::Results| r.queues.u64s("departures")[0] as f64;

@@ -1,8 +1,8 @@
 //! Constant-bit-rate UDP: fixed-size packets at fixed intervals from `start` to `stop`.
 
 use crate::packet::{Kind, Packet};
-use crate::time::{Rate, SimTime};
 use crate::tcp::Io;
+use crate::time::{Rate, SimTime};
 
 pub struct Cbr {
     pub flow: u32,
@@ -23,7 +23,15 @@ pub struct Cbr {
 pub const UDP_HEADER: u32 = 28;
 
 impl Cbr {
-    pub fn new(flow: u32, node: u32, peer: u32, rate: Rate, size: u32, stop: SimTime, dscp: u8) -> Cbr {
+    pub fn new(
+        flow: u32,
+        node: u32,
+        peer: u32,
+        rate: Rate,
+        size: u32,
+        stop: SimTime,
+        dscp: u8,
+    ) -> Cbr {
         Cbr {
             flow,
             node,
@@ -45,7 +53,14 @@ impl Cbr {
 
     /// Sends one packet; returns when the next one is due, if before `stop`.
     pub fn send(&mut self, io: &mut Io) -> Option<SimTime> {
-        let mut p = Packet::new(self.flow, Kind::Udp, self.node, self.peer, self.size, io.now);
+        let mut p = Packet::new(
+            self.flow,
+            Kind::Udp,
+            self.node,
+            self.peer,
+            self.size,
+            io.now,
+        );
         p.payload = self.payload();
         p.dscp = self.dscp;
         self.packets_sent += 1;

@@ -59,7 +59,17 @@ pub struct LinkDir {
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(link: String, from: u32, to: u32, rate: Rate, delay: SimTime, queue: Queue, loss: LossModel, seed: u64, label: &str) -> LinkDir {
+    pub fn new(
+        link: String,
+        from: u32,
+        to: u32,
+        rate: Rate,
+        delay: SimTime,
+        queue: Queue,
+        loss: LossModel,
+        seed: u64,
+        label: &str,
+    ) -> LinkDir {
         LinkDir {
             link,
             from,
@@ -96,10 +106,21 @@ impl LinkDir {
     }
 
     /// Offers a packet to the queue. Dropped packets are freed and reported in `drops`.
-    pub fn offer(&mut self, pkt: PktId, arena: &mut PacketArena, now: SimTime, drops: &mut Vec<PktId>) -> Offer {
+    pub fn offer(
+        &mut self,
+        pkt: PktId,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+    ) -> Offer {
         self.account(now);
         self.stats.arrivals += 1;
-        let mut ctx = QueueCtx { now, arena, rng: &mut self.aqm_rng, dropped: &mut self.dropped_scratch };
+        let mut ctx = QueueCtx {
+            now,
+            arena,
+            rng: &mut self.aqm_rng,
+            dropped: &mut self.dropped_scratch,
+        };
         let verdict = self.queue.enqueue(pkt, &mut ctx);
         match verdict {
             Verdict::Dropped(r) => {
@@ -115,7 +136,11 @@ impl LinkDir {
         }
         self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.queue.len_packets());
         self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.queue.len_bytes());
-        let tx_done_at = if self.tx.is_none() { self.start_next(arena, now, drops) } else { None };
+        let tx_done_at = if self.tx.is_none() {
+            self.start_next(arena, now, drops)
+        } else {
+            None
+        };
         Offer::Queued { tx_done_at }
     }
 
@@ -127,9 +152,19 @@ impl LinkDir {
     }
 
     /// Starts serialising the next packet, if any; returns when it will be done.
-    fn start_next(&mut self, arena: &mut PacketArena, now: SimTime, drops: &mut Vec<PktId>) -> Option<SimTime> {
+    fn start_next(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+    ) -> Option<SimTime> {
         self.account(now);
-        let mut ctx = QueueCtx { now, arena, rng: &mut self.aqm_rng, dropped: &mut self.dropped_scratch };
+        let mut ctx = QueueCtx {
+            now,
+            arena,
+            rng: &mut self.aqm_rng,
+            dropped: &mut self.dropped_scratch,
+        };
         let next = self.queue.dequeue(&mut ctx);
         for (p, r) in std::mem::take(&mut self.dropped_scratch) {
             self.count_drop(r);
@@ -144,8 +179,16 @@ impl LinkDir {
 
     /// The transmitter finished its packet. Returns the arrival time to schedule if the delay
     /// line was empty, and when the next transmission (if any) completes.
-    pub fn tx_done(&mut self, arena: &mut PacketArena, now: SimTime, drops: &mut Vec<PktId>) -> (Option<SimTime>, Option<SimTime>) {
-        let (p, started) = self.tx.take().expect("tx_done without a packet on the transmitter");
+    pub fn tx_done(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+    ) -> (Option<SimTime>, Option<SimTime>) {
+        let (p, started) = self
+            .tx
+            .take()
+            .expect("tx_done without a packet on the transmitter");
         let size = arena.get(p).size;
         self.stats.busy += now - started;
         self.stats.departures += 1;
@@ -167,7 +210,10 @@ impl LinkDir {
 
     /// The head of the delay line arrives; returns it and the next arrival time to schedule.
     pub fn arrive(&mut self) -> (PktId, Option<SimTime>) {
-        let (_, p) = self.pipe.pop_front().expect("arrival with an empty delay line");
+        let (_, p) = self
+            .pipe
+            .pop_front()
+            .expect("arrival with an empty delay line");
         (p, self.pipe.front().map(|&(t, _)| t))
     }
 
@@ -175,7 +221,10 @@ impl LinkDir {
     pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
         self.account(now);
         let t = now.as_nanos().max(1) as f64;
-        (self.stats.len_integral_pkts as f64 / t, self.stats.len_integral_bytes as f64 / t)
+        (
+            self.stats.len_integral_pkts as f64 / t,
+            self.stats.len_integral_bytes as f64 / t,
+        )
     }
 
     /// Busy time including the packet on the transmitter now.

@@ -16,10 +16,20 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn packets(limit: u32) -> Self {
-        DropTail { fifo: VecDeque::new(), bytes: 0, limit_packets: limit, limit_bytes: u64::MAX }
+        DropTail {
+            fifo: VecDeque::new(),
+            bytes: 0,
+            limit_packets: limit,
+            limit_bytes: u64::MAX,
+        }
     }
     pub fn bytes(limit: u64) -> Self {
-        DropTail { fifo: VecDeque::new(), bytes: 0, limit_packets: u32::MAX, limit_bytes: limit }
+        DropTail {
+            fifo: VecDeque::new(),
+            bytes: 0,
+            limit_packets: u32::MAX,
+            limit_bytes: limit,
+        }
     }
 }
 
@@ -55,19 +65,33 @@ mod tests {
     use crate::rng::Rng;
     use crate::time::SimTime;
 
-    fn ctx<'a>(arena: &'a mut PacketArena, rng: &'a mut Rng, dropped: &'a mut Vec<(PktId, Reason)>) -> QueueCtx<'a> {
-        QueueCtx { now: SimTime::ZERO, arena, rng, dropped }
+    fn ctx<'a>(
+        arena: &'a mut PacketArena,
+        rng: &'a mut Rng,
+        dropped: &'a mut Vec<(PktId, Reason)>,
+    ) -> QueueCtx<'a> {
+        QueueCtx {
+            now: SimTime::ZERO,
+            arena,
+            rng,
+            dropped,
+        }
     }
 
     #[test]
     fn packet_limit_drops_the_arrival_that_does_not_fit() {
         let (mut a, mut r, mut d) = (PacketArena::default(), Rng::derive(0, "q"), vec![]);
-        let ids: Vec<_> = (0..3).map(|i| a.alloc(Packet::new(i, Kind::Udp, 0, 1, 100, SimTime::ZERO))).collect();
+        let ids: Vec<_> = (0..3)
+            .map(|i| a.alloc(Packet::new(i, Kind::Udp, 0, 1, 100, SimTime::ZERO)))
+            .collect();
         let mut q = DropTail::packets(2);
         let mut c = ctx(&mut a, &mut r, &mut d);
         assert_eq!(q.enqueue(ids[0], &mut c), Verdict::Enqueued);
         assert_eq!(q.enqueue(ids[1], &mut c), Verdict::Enqueued);
-        assert_eq!(q.enqueue(ids[2], &mut c), Verdict::Dropped(Reason::Overflow));
+        assert_eq!(
+            q.enqueue(ids[2], &mut c),
+            Verdict::Dropped(Reason::Overflow)
+        );
         assert_eq!(q.dequeue(&mut c), Some(ids[0]));
         assert_eq!((q.len_packets(), q.len_bytes()), (1, 100));
     }

@@ -74,23 +74,51 @@ fn no_ends(spec: &LinkSpec, path: &str) -> Result<()> {
 }
 
 fn expand(t: &Topology) -> Result<Net> {
-    let mut net = Net { nodes: vec![], index: HashMap::new(), links: vec![] };
+    let mut net = Net {
+        nodes: vec![],
+        index: HashMap::new(),
+        links: vec![],
+    };
     match t {
         Topology::Dumbbell(d) => {
             if d.pairs == 0 {
                 return err("topology.pairs", "must be at least 1");
             }
             if d.left.len() > d.pairs as usize {
-                return err("topology.left", format!("has {} entries but there are only {} pairs", d.left.len(), d.pairs));
+                return err(
+                    "topology.left",
+                    format!(
+                        "has {} entries but there are only {} pairs",
+                        d.left.len(),
+                        d.pairs
+                    ),
+                );
             }
             if d.right.len() > d.pairs as usize {
-                return err("topology.right", format!("has {} entries but there are only {} pairs", d.right.len(), d.pairs));
+                return err(
+                    "topology.right",
+                    format!(
+                        "has {} entries but there are only {} pairs",
+                        d.right.len(),
+                        d.pairs
+                    ),
+                );
             }
             no_ends(&d.bottleneck, "topology.bottleneck")?;
             let left = net.node("left".into());
             let right = net.node("right".into());
-            let bname = d.bottleneck.name.clone().unwrap_or_else(|| "bottleneck".into());
-            net.links.push(plan(&d.bottleneck, bname, left, right, "topology.bottleneck".into()));
+            let bname = d
+                .bottleneck
+                .name
+                .clone()
+                .unwrap_or_else(|| "bottleneck".into());
+            net.links.push(plan(
+                &d.bottleneck,
+                bname,
+                left,
+                right,
+                "topology.bottleneck".into(),
+            ));
             let access = match &d.access {
                 Some(a) => {
                     no_ends(a, "topology.access")?;
@@ -110,7 +138,10 @@ fn expand(t: &Topology) -> Result<Net> {
             for i in 0..d.pairs as usize {
                 let s = net.node(format!("s{i}"));
                 let r = net.node(format!("d{i}"));
-                for (side, host, over, a, b) in [("left", s, d.left.get(i), s, left), ("right", r, d.right.get(i), right, r)] {
+                for (side, host, over, a, b) in [
+                    ("left", s, d.left.get(i), s, left),
+                    ("right", r, d.right.get(i), right, r),
+                ] {
                     let mut spec = access.clone();
                     if let Some(o) = over {
                         spec.rate = o.rate.unwrap_or(spec.rate);
@@ -119,7 +150,11 @@ fn expand(t: &Topology) -> Result<Net> {
                         spec.loss = o.loss.clone().or(spec.loss);
                         spec.loss_reverse = o.loss_reverse.clone().or(spec.loss_reverse);
                     }
-                    let path = if over.is_some() { format!("topology.{side}[{i}]") } else { "topology.access".into() };
+                    let path = if over.is_some() {
+                        format!("topology.{side}[{i}]")
+                    } else {
+                        "topology.access".into()
+                    };
                     let name = format!("access_{}", net.nodes[host as usize]);
                     net.links.push(plan(&spec, name, a, b, path));
                 }
@@ -135,32 +170,52 @@ fn expand(t: &Topology) -> Result<Net> {
             for (i, l) in c.links.iter().enumerate() {
                 let path = format!("topology.links[{i}]");
                 no_ends(l, &path)?;
-                let name = l.name.clone().unwrap_or_else(|| format!("n{}-n{}", i, i + 1));
+                let name = l
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("n{}-n{}", i, i + 1));
                 net.links.push(plan(l, name, i as u32, i as u32 + 1, path));
             }
         }
         Topology::Explicit(e) => {
             if e.nodes.is_empty() {
-                return err("topology.nodes", "an explicit topology needs at least one node");
+                return err(
+                    "topology.nodes",
+                    "an explicit topology needs at least one node",
+                );
             }
             for (i, n) in e.nodes.iter().enumerate() {
                 if n.is_empty() {
-                    return err(format!("topology.nodes[{i}]"), "node names must not be empty");
+                    return err(
+                        format!("topology.nodes[{i}]"),
+                        "node names must not be empty",
+                    );
                 }
                 if net.index.contains_key(n) {
-                    return err(format!("topology.nodes[{i}]"), format!("duplicate node name \"{n}\""));
+                    return err(
+                        format!("topology.nodes[{i}]"),
+                        format!("duplicate node name \"{n}\""),
+                    );
                 }
                 net.node(n.clone());
             }
             for (i, l) in e.links.iter().enumerate() {
                 let path = format!("topology.links[{i}]");
                 let Some(name) = l.name.clone() else {
-                    return err(format!("{path}.name"), "links of an explicit topology need a name");
+                    return err(
+                        format!("{path}.name"),
+                        "links of an explicit topology need a name",
+                    );
                 };
                 let end = |f: &str, v: &Option<String>| -> Result<u32> {
-                    let Some(v) = v else { return err(format!("{path}.{f}"), "missing link end: name a node") };
+                    let Some(v) = v else {
+                        return err(format!("{path}.{f}"), "missing link end: name a node");
+                    };
                     net.index.get(v).copied().ok_or_else(|| {
-                        ScenarioError::new(format!("{path}.{f}"), format!("undefined node \"{v}\"; nodes are: {}", e.nodes.join(", ")))
+                        ScenarioError::new(
+                            format!("{path}.{f}"),
+                            format!("undefined node \"{v}\"; nodes are: {}", e.nodes.join(", ")),
+                        )
                     })
                 };
                 let a = end("a", &l.a)?;
@@ -175,7 +230,10 @@ fn expand(t: &Topology) -> Result<Net> {
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for l in &net.links {
         if let Some(first) = seen.insert(&l.name, &l.path) {
-            return err(format!("{}.name", l.path), format!("duplicate link name \"{}\" (also at {first})", l.name));
+            return err(
+                format!("{}.name", l.path),
+                format!("duplicate link name \"{}\" (also at {first})", l.name),
+            );
         }
     }
     Ok(net)
@@ -191,7 +249,9 @@ fn check_prob(v: f64, path: String) -> Result<f64> {
 fn build_loss(spec: &Option<LossSpec>, path: &str, end: SimTime) -> Result<LossModel> {
     Ok(match spec {
         None => LossModel::None,
-        Some(LossSpec::Bernoulli(b)) => LossModel::Bernoulli { p: check_prob(b.p, format!("{path}.p"))? },
+        Some(LossSpec::Bernoulli(b)) => LossModel::Bernoulli {
+            p: check_prob(b.p, format!("{path}.p"))?,
+        },
         Some(LossSpec::GilbertElliott(g)) => LossModel::GilbertElliott {
             p_gb: check_prob(g.p_gb, format!("{path}.p_gb"))?,
             p_bg: check_prob(g.p_bg, format!("{path}.p_bg"))?,
@@ -202,18 +262,30 @@ fn build_loss(spec: &Option<LossSpec>, path: &str, end: SimTime) -> Result<LossM
         Some(LossSpec::Outage(o)) => {
             for (i, (a, b)) in o.intervals.iter().enumerate() {
                 if a.0 >= b.0 {
-                    return err(format!("{path}.intervals[{i}]"), "an outage must start before it stops");
+                    return err(
+                        format!("{path}.intervals[{i}]"),
+                        "an outage must start before it stops",
+                    );
                 }
                 if a.0 >= end {
-                    return err(format!("{path}.intervals[{i}]"), format!("starts at {}s, at or after the end of the run", a.secs()));
+                    return err(
+                        format!("{path}.intervals[{i}]"),
+                        format!("starts at {}s, at or after the end of the run", a.secs()),
+                    );
                 }
             }
-            LossModel::Outage { intervals: o.intervals.iter().map(|(a, b)| (a.0, b.0)).collect() }
+            LossModel::Outage {
+                intervals: o.intervals.iter().map(|(a, b)| (a.0, b.0)).collect(),
+            }
         }
         Some(LossSpec::List(l)) => {
             let mut packets = l.packets.clone();
             packets.sort_unstable();
-            LossModel::List { packets, next: 0, seen: 0 }
+            LossModel::List {
+                packets,
+                next: 0,
+                seen: 0,
+            }
         }
     })
 }
@@ -222,7 +294,10 @@ fn build_queue(spec: &Option<QueueSpec>, path: &str, profile: Profile) -> Result
     match spec {
         None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
         Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
-            (Some(_), Some(_)) => err(format!("{path}.limit_bytes"), "give either limit (packets) or limit_bytes, not both"),
+            (Some(_), Some(_)) => err(
+                format!("{path}.limit_bytes"),
+                "give either limit (packets) or limit_bytes, not both",
+            ),
             (Some(0), None) => err(format!("{path}.limit"), "must be at least 1 packet"),
             (Some(n), None) => Ok(Queue::DropTail(DropTail::packets(n))),
             (None, Some(b)) => Ok(Queue::DropTail(DropTail::bytes(b.0))),
@@ -231,17 +306,43 @@ fn build_queue(spec: &Option<QueueSpec>, path: &str, profile: Profile) -> Result
     }
 }
 
-fn times(start: &Option<super::units::Duration>, stop: &Option<super::units::Duration>, path: &str, end: SimTime) -> Result<(SimTime, Option<SimTime>)> {
+fn times(
+    start: &Option<super::units::Duration>,
+    stop: &Option<super::units::Duration>,
+    path: &str,
+    end: SimTime,
+) -> Result<(SimTime, Option<SimTime>)> {
     let start = start.map(|d| d.0).unwrap_or(SimTime::ZERO);
     if start >= end {
-        return err(format!("{path}.start"), format!("{}s is at or after the end of the run ({}s)", start.as_secs_f64(), end.as_secs_f64()));
+        return err(
+            format!("{path}.start"),
+            format!(
+                "{}s is at or after the end of the run ({}s)",
+                start.as_secs_f64(),
+                end.as_secs_f64()
+            ),
+        );
     }
     if let Some(s) = stop {
         if s.0 <= start {
-            return err(format!("{path}.stop"), format!("{}s is not after start ({}s)", s.secs(), start.as_secs_f64()));
+            return err(
+                format!("{path}.stop"),
+                format!(
+                    "{}s is not after start ({}s)",
+                    s.secs(),
+                    start.as_secs_f64()
+                ),
+            );
         }
         if s.0 > end {
-            return err(format!("{path}.stop"), format!("{}s is after the end of the run ({}s)", s.secs(), end.as_secs_f64()));
+            return err(
+                format!("{path}.stop"),
+                format!(
+                    "{}s is after the end of the run ({}s)",
+                    s.secs(),
+                    end.as_secs_f64()
+                ),
+            );
         }
     }
     Ok((start, stop.map(|d| d.0)))
@@ -249,16 +350,25 @@ fn times(start: &Option<super::units::Duration>, stop: &Option<super::units::Dur
 
 fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
     if p.mss < 1 || p.mss > 65_000 {
-        return err(format!("{path}.mss"), format!("{} bytes is outside 1..=65000", p.mss));
+        return err(
+            format!("{path}.mss"),
+            format!("{} bytes is outside 1..=65000", p.mss),
+        );
     }
     if p.header_bytes > 1000 {
         return err(format!("{path}.header_bytes"), "must be at most 1000 bytes");
     }
     if p.initial_ssthresh.is_nan() || p.initial_ssthresh < 2.0 {
-        return err(format!("{path}.initial_ssthresh"), "must be at least 2 segments");
+        return err(
+            format!("{path}.initial_ssthresh"),
+            "must be at least 2 segments",
+        );
     }
     if p.rwnd < p.mss as u64 {
-        return err(format!("{path}.rwnd"), format!("{} bytes is less than one MSS ({} bytes)", p.rwnd, p.mss));
+        return err(
+            format!("{path}.rwnd"),
+            format!("{} bytes is less than one MSS ({} bytes)", p.rwnd, p.mss),
+        );
     }
     if p.min_rto.as_nanos() == 0 || p.initial_rto.as_nanos() == 0 {
         return err(format!("{path}.min_rto"), "RTO values must be positive");
@@ -266,12 +376,21 @@ fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
     if p.max_rto < p.min_rto {
         return err(format!("{path}.max_rto"), "must not be below min_rto");
     }
-    if p.delayed_ack && (p.delayed_ack_timeout.as_nanos() == 0 || p.delayed_ack_timeout > SimTime::from_millis(500)) {
+    if p.delayed_ack
+        && (p.delayed_ack_timeout.as_nanos() == 0
+            || p.delayed_ack_timeout > SimTime::from_millis(500))
+    {
         // RFC 1122 §4.2.3.2: the delay MUST be less than 0.5 s.
-        return err(format!("{path}.delayed_ack_timeout"), "must be positive and at most 500 ms (RFC 1122)");
+        return err(
+            format!("{path}.delayed_ack_timeout"),
+            "must be positive and at most 500 ms (RFC 1122)",
+        );
     }
     if !(1..=4).contains(&p.sack_blocks) {
-        return err(format!("{path}.sack_blocks"), "must be from 1 to 4 (RFC 2018)");
+        return err(
+            format!("{path}.sack_blocks"),
+            "must be from 1 to 4 (RFC 2018)",
+        );
     }
     if p.dupthresh == 0 {
         return err(format!("{path}.dupthresh"), "must be at least 1");
@@ -292,12 +411,28 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let mut dirs = Vec::with_capacity(2 * net.links.len());
     let mut links = Vec::with_capacity(2 * net.links.len());
     for l in &net.links {
-        for (from, to, loss, lpath) in [(l.a, l.b, &l.loss, "loss"), (l.b, l.a, &l.loss_reverse, "loss_reverse")] {
-            let label = format!("{}:{}->{}", l.name, net.nodes[from as usize], net.nodes[to as usize]);
+        for (from, to, loss, lpath) in [
+            (l.a, l.b, &l.loss, "loss"),
+            (l.b, l.a, &l.loss_reverse, "loss_reverse"),
+        ] {
+            let label = format!(
+                "{}:{}->{}",
+                l.name, net.nodes[from as usize], net.nodes[to as usize]
+            );
             let queue = build_queue(&l.queue, &format!("{}.queue", l.path), sc.defaults)?;
             let loss = build_loss(loss, &format!("{}.{lpath}", l.path), end)?;
             dirs.push((from, to));
-            links.push(LinkDir::new(l.name.clone(), from, to, l.rate, l.delay, queue, loss, sc.seed, &label));
+            links.push(LinkDir::new(
+                l.name.clone(),
+                from,
+                to,
+                l.rate,
+                l.delay,
+                queue,
+                loss,
+                sc.seed,
+                &label,
+            ));
         }
     }
     let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
@@ -312,7 +447,10 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
             return err(format!("{path}.name"), "flow names must not be empty");
         }
         if let Some(j) = names.insert(name, i) {
-            return err(format!("{path}.name"), format!("duplicate flow name \"{name}\" (also flows[{j}])"));
+            return err(
+                format!("{path}.name"),
+                format!("duplicate flow name \"{name}\" (also flows[{j}])"),
+            );
         }
         let (src_name, dst_name) = match f {
             Flow::Tcp(t) => (&t.src, &t.dst),
@@ -320,19 +458,31 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         };
         let lookup = |field: &str, n: &str| {
             net.index.get(n).copied().ok_or_else(|| {
-                ScenarioError::new(format!("{path}.{field}"), format!("undefined node \"{n}\"; nodes are: {}", net.nodes.join(", ")))
+                ScenarioError::new(
+                    format!("{path}.{field}"),
+                    format!(
+                        "undefined node \"{n}\"; nodes are: {}",
+                        net.nodes.join(", ")
+                    ),
+                )
             })
         };
         let src = lookup("src", src_name)?;
         let dst = lookup("dst", dst_name)?;
         if src == dst {
-            return err(format!("{path}.dst"), "a flow's source and destination must differ");
+            return err(
+                format!("{path}.dst"),
+                "a flow's source and destination must differ",
+            );
         }
         for (a, b, which) in [(src, dst, "forward"), (dst, src, "return")] {
             if routes.path(a, b, &dirs).is_none() {
                 return err(
                     format!("{path}.dst"),
-                    format!("unroutable: no {which} path from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
+                    format!(
+                        "unroutable: no {which} path from \"{}\" to \"{}\"",
+                        net.nodes[a as usize], net.nodes[b as usize]
+                    ),
                 );
             }
         }
@@ -373,7 +523,12 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let (start, stop) = times(&c.start, &c.stop, &path, end)?;
                 let size = c.packet_size.map(|b| b.0).unwrap_or(1000);
                 if size <= crate::app::cbr::UDP_HEADER as u64 || size > 65_535 {
-                    return err(format!("{path}.packet_size"), format!("{size} bytes is outside 29..=65535 (IP + UDP headers are 28 bytes)"));
+                    return err(
+                        format!("{path}.packet_size"),
+                        format!(
+                            "{size} bytes is outside 29..=65535 (IP + UDP headers are 28 bytes)"
+                        ),
+                    );
                 }
                 if c.dscp > 63 {
                     return err(format!("{path}.dscp"), "must be from 0 to 63");
@@ -388,16 +543,42 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     cc: String::new(),
                     recovery: String::new(),
                 });
-                flows.push(FlowSlot::Cbr(Cbr::new(id, src, dst, c.rate.0, size as u32, stop.unwrap_or(end), c.dscp)));
+                flows.push(FlowSlot::Cbr(Cbr::new(
+                    id,
+                    src,
+                    dst,
+                    c.rate.0,
+                    size as u32,
+                    stop.unwrap_or(end),
+                    c.dscp,
+                )));
             }
         }
     }
 
-    let interval = sc.trace.interval.map(|d| d.0).filter(|t| *t > SimTime::ZERO);
-    let bin = sc.trace.throughput_bin.map(|d| d.0).unwrap_or(SimTime::from_millis(100));
+    let interval = sc
+        .trace
+        .interval
+        .map(|d| d.0)
+        .filter(|t| *t > SimTime::ZERO);
+    let bin = sc
+        .trace
+        .throughput_bin
+        .map(|d| d.0)
+        .unwrap_or(SimTime::from_millis(100));
     if bin == SimTime::ZERO {
         return err("trace.throughput_bin", "must be positive");
     }
     let rec = Recorder::new(&sc.trace.series, interval, bin);
-    Ok(Simulation::new(sc.name.clone(), sc.seed, end, net.nodes, links, routes, flows, info, rec))
+    Ok(Simulation::new(
+        sc.name.clone(),
+        sc.seed,
+        end,
+        net.nodes,
+        links,
+        routes,
+        flows,
+        info,
+        rec,
+    ))
 }

@@ -19,7 +19,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     pub(crate) fn from_path_error(e: serde_path_to_error::Error<serde_json::Error>) -> Self {

@@ -147,7 +147,9 @@ impl Profile {
     /// Applies the settings a flow gives over this profile's defaults.
     pub fn resolve_tcp(self, spec: &TcpSpec) -> TcpParams {
         let mut p = self.tcp_defaults();
-        let d = |x: &Option<crate::scenario::units::Duration>, def: SimTime| x.map(|v| v.0).unwrap_or(def);
+        let d = |x: &Option<crate::scenario::units::Duration>, def: SimTime| {
+            x.map(|v| v.0).unwrap_or(def)
+        };
         if let Some(v) = spec.cc {
             p.cc = v;
         }
@@ -227,7 +229,11 @@ mod tests {
 
     #[test]
     fn overrides_win_over_profile() {
-        let spec = TcpSpec { recovery: Some(Recovery::Reno), delayed_ack: Some(true), ..Default::default() };
+        let spec = TcpSpec {
+            recovery: Some(Recovery::Reno),
+            delayed_ack: Some(true),
+            ..Default::default()
+        };
         let p = Profile::Ns2.resolve_tcp(&spec);
         assert_eq!(p.recovery, Recovery::Reno);
         assert!(p.delayed_ack);

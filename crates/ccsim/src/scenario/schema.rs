@@ -57,7 +57,7 @@ pub enum Profile {
 #[schemars(tag = "kind")]
 pub enum Topology {
     #[schemars(rename = "dumbbell")]
-    Dumbbell(Dumbbell),
+    Dumbbell(Box<Dumbbell>),
     #[schemars(rename = "chain")]
     Chain(Chain),
     #[schemars(rename = "explicit")]
@@ -400,9 +400,13 @@ impl<'de> Deserialize<'de> for InitialWindow {
             serde_json::Value::String(s) if s == "rfc3390" => Ok(InitialWindow::Rfc3390),
             serde_json::Value::Number(n) => match n.as_u64() {
                 Some(k @ 1..=1000) => Ok(InitialWindow::Segments(k as u32)),
-                _ => Err(D::Error::custom(format!("invalid initial window {n}: expected {FORMS}"))),
+                _ => Err(D::Error::custom(format!(
+                    "invalid initial window {n}: expected {FORMS}"
+                ))),
             },
-            other => Err(D::Error::custom(format!("invalid initial window {other}: expected {FORMS}"))),
+            other => Err(D::Error::custom(format!(
+                "invalid initial window {other}: expected {FORMS}"
+            ))),
         }
     }
 }

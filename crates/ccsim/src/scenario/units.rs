@@ -13,7 +13,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
+        .find(|(_, c)| {
+            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "1e" followed by a unit letter would be mis-split; units never start with 'e' here.
@@ -25,24 +27,32 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Duration(pub SimTime);
 
-const DURATION_FORMS: &str = "a number of seconds or a string with a unit: ns, us, ms, s, min (e.g. \"20ms\")";
+const DURATION_FORMS: &str =
+    "a number of seconds or a string with a unit: ns, us, ms, s, min (e.g. \"20ms\")";
 
 impl Duration {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid duration {s:?}: expected {DURATION_FORMS}"))?;
+        let (v, unit) = split_number(s)
+            .ok_or_else(|| format!("invalid duration {s:?}: expected {DURATION_FORMS}"))?;
         let scale = match unit {
             "ns" => 1e-9,
             "us" | "µs" => 1e-6,
             "ms" => 1e-3,
             "s" | "" => 1.0,
             "min" => 60.0,
-            _ => return Err(format!("invalid duration unit {unit:?} in {s:?}: expected {DURATION_FORMS}")),
+            _ => {
+                return Err(format!(
+                    "invalid duration unit {unit:?} in {s:?}: expected {DURATION_FORMS}"
+                ))
+            }
         };
         Self::from_secs(v * scale)
     }
     pub fn from_secs(v: f64) -> Result<Self, String> {
         if !v.is_finite() || v < 0.0 {
-            return Err(format!("invalid duration {v}: must be finite and not negative"));
+            return Err(format!(
+                "invalid duration {v}: must be finite and not negative"
+            ));
         }
         Ok(Duration(SimTime::from_secs_f64(v)))
     }
@@ -60,21 +70,31 @@ const RATE_FORMS: &str =
 
 impl RateSpec {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid rate {s:?}: expected {RATE_FORMS}"))?;
-        let u = unit.to_ascii_lowercase().replace("bit/s", "bps").replace("b/s", "bps");
+        let (v, unit) =
+            split_number(s).ok_or_else(|| format!("invalid rate {s:?}: expected {RATE_FORMS}"))?;
+        let u = unit
+            .to_ascii_lowercase()
+            .replace("bit/s", "bps")
+            .replace("b/s", "bps");
         let scale = match u.as_str() {
             "" | "bps" => 1.0,
             "kbps" => 1e3,
             "mbps" => 1e6,
             "gbps" => 1e9,
             "tbps" => 1e12,
-            _ => return Err(format!("invalid rate unit {unit:?} in {s:?}: expected {RATE_FORMS}")),
+            _ => {
+                return Err(format!(
+                    "invalid rate unit {unit:?} in {s:?}: expected {RATE_FORMS}"
+                ))
+            }
         };
         Self::from_bps(v * scale)
     }
     pub fn from_bps(v: f64) -> Result<Self, String> {
         if !v.is_finite() || v < 1.0 {
-            return Err(format!("invalid rate {v}: must be a positive number of bit/s (at least 1)"));
+            return Err(format!(
+                "invalid rate {v}: must be a positive number of bit/s (at least 1)"
+            ));
         }
         Ok(RateSpec(Rate(v.round() as u64)))
     }
@@ -88,7 +108,8 @@ const BYTES_FORMS: &str = "a positive number of bytes or a string with a unit: B
 
 impl Bytes {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let (v, unit) = split_number(s).ok_or_else(|| format!("invalid size {s:?}: expected {BYTES_FORMS}"))?;
+        let (v, unit) =
+            split_number(s).ok_or_else(|| format!("invalid size {s:?}: expected {BYTES_FORMS}"))?;
         let scale = match unit {
             "" | "B" => 1.0,
             "KB" | "kB" => 1e3,
@@ -97,13 +118,19 @@ impl Bytes {
             "KiB" => 1024.0,
             "MiB" => 1024.0 * 1024.0,
             "GiB" => 1024.0 * 1024.0 * 1024.0,
-            _ => return Err(format!("invalid size unit {unit:?} in {s:?}: expected {BYTES_FORMS}")),
+            _ => {
+                return Err(format!(
+                    "invalid size unit {unit:?} in {s:?}: expected {BYTES_FORMS}"
+                ))
+            }
         };
         Self::from_f64(v * scale)
     }
     pub fn from_f64(v: f64) -> Result<Self, String> {
         if !v.is_finite() || v < 1.0 || v.fract() != 0.0 {
-            return Err(format!("invalid size {v}: must be a positive whole number of bytes"));
+            return Err(format!(
+                "invalid size {v}: must be a positive whole number of bytes"
+            ));
         }
         Ok(Bytes(v as u64))
     }
@@ -154,12 +181,27 @@ macro_rules! unit_serde {
     };
 }
 
-unit_serde!(Duration, DURATION_FORMS, Duration::from_secs, |d: &Duration| d.secs(),
-    "Duration: seconds as a number, or a string with a unit ns/us/ms/s/min, e.g. \"20ms\".");
-unit_serde!(RateSpec, RATE_FORMS, RateSpec::from_bps, |r: &RateSpec| r.0 .0,
-    "Rate: bit/s as a number, or a string with a unit bps/kbps/Mbps/Gbps, e.g. \"10Mbps\".");
-unit_serde!(Bytes, BYTES_FORMS, Bytes::from_f64, |b: &Bytes| b.0,
-    "Size in bytes: a number, or a string with a unit B/KB/MB/GB/KiB/MiB/GiB, e.g. \"1500B\".");
+unit_serde!(
+    Duration,
+    DURATION_FORMS,
+    Duration::from_secs,
+    |d: &Duration| d.secs(),
+    "Duration: seconds as a number, or a string with a unit ns/us/ms/s/min, e.g. \"20ms\"."
+);
+unit_serde!(
+    RateSpec,
+    RATE_FORMS,
+    RateSpec::from_bps,
+    |r: &RateSpec| r.0 .0,
+    "Rate: bit/s as a number, or a string with a unit bps/kbps/Mbps/Gbps, e.g. \"10Mbps\"."
+);
+unit_serde!(
+    Bytes,
+    BYTES_FORMS,
+    Bytes::from_f64,
+    |b: &Bytes| b.0,
+    "Size in bytes: a number, or a string with a unit B/KB/MB/GB/KiB/MiB/GiB, e.g. \"1500B\"."
+);
 
 #[cfg(test)]
 mod tests {
@@ -168,9 +210,15 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(Duration::parse("20ms").unwrap().0, SimTime::from_millis(20));
-        assert_eq!(Duration::parse("1.5 s").unwrap().0, SimTime::from_millis(1500));
+        assert_eq!(
+            Duration::parse("1.5 s").unwrap().0,
+            SimTime::from_millis(1500)
+        );
         assert_eq!(Duration::parse("2").unwrap().0, SimTime::from_secs(2));
-        assert_eq!(Duration::parse("100us").unwrap().0, SimTime::from_micros(100));
+        assert_eq!(
+            Duration::parse("100us").unwrap().0,
+            SimTime::from_micros(100)
+        );
         assert!(Duration::parse("5 fortnights").unwrap_err().contains("ms"));
         assert!(Duration::parse("-1s").is_err());
     }

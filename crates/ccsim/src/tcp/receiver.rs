@@ -163,7 +163,14 @@ impl Receiver {
     }
 
     fn send_ack(&mut self, io: &mut Io, fl: u8) {
-        let mut p = Packet::new(self.flow, Kind::TcpAck, self.node, self.peer, self.header_bytes, io.now);
+        let mut p = Packet::new(
+            self.flow,
+            Kind::TcpAck,
+            self.node,
+            self.peer,
+            self.header_bytes,
+            io.now,
+        );
         p.dscp = self.dscp;
         p.tcp.ack = self.rcv_nxt;
         p.tcp.flags = fl;

@@ -24,7 +24,9 @@ impl Sender {
             }
             _ => {
                 let sack_says_lost = self.p.recovery == Recovery::Sack && self.is_lost(self.una);
-                if (self.dupacks == self.p.dupthresh || sack_says_lost) && self.may_fast_retransmit() {
+                if (self.dupacks == self.p.dupthresh || sack_says_lost)
+                    && self.may_fast_retransmit()
+                {
                     self.enter_recovery(io);
                 }
             }

@@ -27,7 +27,13 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(initial: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime, floor: RtoFloor) -> Self {
+    pub fn new(
+        initial: SimTime,
+        min_rto: SimTime,
+        max_rto: SimTime,
+        granularity: SimTime,
+        floor: RtoFloor,
+    ) -> Self {
         RttEstimator {
             srtt: 0.0,
             rttvar: 0.0,
@@ -100,7 +106,13 @@ mod tests {
 
     #[test]
     fn rfc6298_first_and_second_sample() {
-        let mut e = RttEstimator::new(SimTime::from_secs(1), ms(200), SimTime::from_secs(60), ms(1), RtoFloor::Rto);
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            ms(200),
+            SimTime::from_secs(60),
+            ms(1),
+            RtoFloor::Rto,
+        );
         assert_eq!(e.rto(), SimTime::from_secs(1)); // (2.1)
         e.sample(ms(100));
         // (2.2): SRTT 100 ms, RTTVAR 50 ms, RTO = 100 + 4·50 = 300 ms
@@ -114,17 +126,35 @@ mod tests {
 
     #[test]
     fn rfc_floor_applies_to_the_rto_linux_floor_to_the_variance() {
-        let mut rfc = RttEstimator::new(SimTime::from_secs(1), SimTime::from_secs(1), SimTime::from_secs(60), ms(1), RtoFloor::Rto);
+        let mut rfc = RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_secs(1),
+            SimTime::from_secs(60),
+            ms(1),
+            RtoFloor::Rto,
+        );
         rfc.sample(ms(40));
         assert_eq!(rfc.rto(), SimTime::from_secs(1)); // 40 + 80 = 120 ms → 1 s
-        let mut lnx = RttEstimator::new(SimTime::from_secs(1), ms(200), SimTime::from_secs(120), ms(1), RtoFloor::Variance);
+        let mut lnx = RttEstimator::new(
+            SimTime::from_secs(1),
+            ms(200),
+            SimTime::from_secs(120),
+            ms(1),
+            RtoFloor::Variance,
+        );
         lnx.sample(ms(40));
         assert_eq!(lnx.rto(), ms(240)); // 40 + max(80, 200)
     }
 
     #[test]
     fn backoff_doubles_caps_and_collapses_on_a_sample() {
-        let mut e = RttEstimator::new(SimTime::from_secs(1), ms(200), SimTime::from_secs(5), ms(1), RtoFloor::Rto);
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            ms(200),
+            SimTime::from_secs(5),
+            ms(1),
+            RtoFloor::Rto,
+        );
         e.back_off();
         assert_eq!(e.rto(), SimTime::from_secs(2));
         e.back_off();

@@ -65,7 +65,11 @@ impl Sender {
             // SetPipe: +1 unless lost, +1 more if it was retransmitted in this recovery.
             pipe += (s >= lost_below) as u64 + (s < self.high_rxt) as u64;
         }
-        Scan { lost_below, sacked_top, pipe }
+        Scan {
+            lost_below,
+            sacked_top,
+            pipe,
+        }
     }
 
     pub(super) fn is_lost(&self, seg: u64) -> bool {
@@ -81,7 +85,9 @@ impl Sender {
         let mut pipe = scan.pipe;
         let cwnd = self.st.cwnd.floor() as u64;
         while cwnd > pipe {
-            let Some((seg, rescue)) = self.next_seg(&scan) else { break };
+            let Some((seg, rescue)) = self.next_seg(&scan) else {
+                break;
+            };
             let retransmission = seg < self.high;
             self.transmit(seg, io);
             if rescue {

@@ -82,7 +82,11 @@ impl Sender {
             Some(b) => b.div_ceil(mss as u64),
             None => u64::MAX,
         };
-        let rwnd = if p.rwnd == u64::MAX { f64::INFINITY } else { (p.rwnd / mss as u64).max(1) as f64 };
+        let rwnd = if p.rwnd == u64::MAX {
+            f64::INFINITY
+        } else {
+            (p.rwnd / mss as u64).max(1) as f64
+        };
         let st = TcpState {
             cwnd: p.initial_window as f64,
             ssthresh: p.initial_ssthresh,
@@ -94,7 +98,13 @@ impl Sender {
             min_rtt: SimTime::MAX,
             now: SimTime::ZERO,
         };
-        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity, p.rto_floor);
+        let rtt = RttEstimator::new(
+            p.initial_rto,
+            p.min_rto,
+            p.max_rto,
+            p.clock_granularity,
+            p.rto_floor,
+        );
         Sender {
             flow,
             node,
@@ -119,7 +129,10 @@ impl Sender {
             rescue_rxt: None,
             rto_deadline: None,
             rto_scheduled: None,
-            stats: SenderStats { rtt_min: f64::INFINITY, ..Default::default() },
+            stats: SenderStats {
+                rtt_min: f64::INFINITY,
+                ..Default::default()
+            },
         }
     }
 
@@ -151,7 +164,14 @@ impl Sender {
     }
 
     fn send_syn(&mut self, io: &mut Io) {
-        let mut p = Packet::new(self.flow, Kind::TcpData, self.node, self.peer, self.p.header_bytes, io.now);
+        let mut p = Packet::new(
+            self.flow,
+            Kind::TcpData,
+            self.node,
+            self.peer,
+            self.p.header_bytes,
+            io.now,
+        );
         p.dscp = self.p.dscp;
         p.tcp.flags = flags::SYN;
         p.tcp.ts_val = io.now;
@@ -187,7 +207,14 @@ impl Sender {
     /// Sends segment `seg` (new data if `seg == high`, otherwise a retransmission).
     pub(super) fn transmit(&mut self, seg: u64, io: &mut Io) {
         let len = self.seg_len(seg);
-        let mut p = Packet::new(self.flow, Kind::TcpData, self.node, self.peer, len + self.p.header_bytes, io.now);
+        let mut p = Packet::new(
+            self.flow,
+            Kind::TcpData,
+            self.node,
+            self.peer,
+            len + self.p.header_bytes,
+            io.now,
+        );
         p.payload = len;
         p.dscp = self.p.dscp;
         p.ecn = Ecn::NotEct;
@@ -199,7 +226,11 @@ impl Sender {
         if seg >= self.high {
             debug_assert_eq!(seg, self.high);
             self.high = seg + 1;
-            self.segs.push_back(SegMeta { sent: io.now, retx: false, sacked: false });
+            self.segs.push_back(SegMeta {
+                sent: io.now,
+                retx: false,
+                sacked: false,
+            });
         } else {
             let m = &mut self.segs[(seg - self.una) as usize];
             m.sent = io.now;
@@ -218,7 +249,10 @@ impl Sender {
     /// Segments the window allows outstanding (`nxt - una`), outside SACK recovery.
     fn window(&self) -> u64 {
         let mut w = self.st.cwnd.min(self.st.rwnd).floor().max(1.0) as u64;
-        if self.p.limited_transmit && self.st.ca_state == CaState::Open && (1..=2).contains(&self.dupacks) {
+        if self.p.limited_transmit
+            && self.st.ca_state == CaState::Open
+            && (1..=2).contains(&self.dupacks)
+        {
             // RFC 3042: one new segment per each of the first two duplicate ACKs, keeping
             // FlightSize ≤ cwnd + 2 segments; cwnd itself is unchanged.
             w += self.dupacks as u64;
@@ -261,11 +295,20 @@ impl Sender {
         if ack > self.high {
             return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
         }
-        let newly_sacked = if self.p.recovery == Recovery::Sack { self.sack_update(pkt.tcp.sack_blocks()) } else { 0 };
+        let newly_sacked = if self.p.recovery == Recovery::Sack {
+            self.sack_update(pkt.tcp.sack_blocks())
+        } else {
+            0
+        };
         let ece = pkt.tcp.flags & flags::ECE != 0;
         let mut feedback_done = false;
         if let Some(x) = pkt.xcp {
-            feedback_done = self.cc.on_feedback(&mut self.st, &Feedback::Xcp { feedback_bytes: x.feedback_bytes });
+            feedback_done = self.cc.on_feedback(
+                &mut self.st,
+                &Feedback::Xcp {
+                    feedback_bytes: x.feedback_bytes,
+                },
+            );
         }
         if ack > self.una {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
@@ -324,7 +367,8 @@ impl Sender {
         self.st.flight = self.high - self.una;
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it —
         // except that NewReno in recovery restarts it only on the first partial ACK (RFC 6582).
-        let in_newreno_recovery = self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Newreno;
+        let in_newreno_recovery =
+            self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Newreno;
         if self.una >= self.high {
             self.rto_deadline = None;
         } else if !in_newreno_recovery {
@@ -334,7 +378,11 @@ impl Sender {
             AckCounting::Segments => acked as f64,
             AckCounting::Acks => 1.0,
         };
-        let sample = AckSample { acked: counted, rtt, ece };
+        let sample = AckSample {
+            acked: counted,
+            rtt,
+            ece,
+        };
         self.cc.pkts_acked(&self.st, &sample);
         let was_recovering = self.st.ca_state == CaState::Recovery;
         if was_recovering {

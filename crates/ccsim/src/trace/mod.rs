@@ -48,7 +48,11 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(names: &[SeriesName], interval: Option<SimTime>, bin: SimTime) -> Recorder {
-        let mut r = Recorder { interval, bin, ..Default::default() };
+        let mut r = Recorder {
+            interval,
+            bin,
+            ..Default::default()
+        };
         for s in names {
             r.on[index(*s)] = true;
         }
@@ -93,7 +97,13 @@ impl Recorder {
     /// The recorded series, by name.
     pub fn into_series(self) -> Vec<(SeriesName, Series)> {
         let on = self.on;
-        SeriesName::ALL.iter().zip(self.series).enumerate().filter(|(i, _)| on[*i]).map(|(_, (n, s))| (*n, s)).collect()
+        SeriesName::ALL
+            .iter()
+            .zip(self.series)
+            .enumerate()
+            .filter(|(i, _)| on[*i])
+            .map(|(_, (n, s))| (*n, s))
+            .collect()
     }
 }
 

@@ -35,7 +35,11 @@ mod tests {
     use super::*;
 
     fn ack(acked: f64) -> AckSample {
-        AckSample { acked, rtt: None, ece: false }
+        AckSample {
+            acked,
+            rtt: None,
+            ece: false,
+        }
     }
 
     #[test]

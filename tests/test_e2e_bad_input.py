@@ -1,0 +1,130 @@
+"""Every kind of bad scenario raises ccsim.ScenarioError naming the path and what is accepted."""
+
+import copy
+
+import pytest
+
+ccsim = pytest.importorskip("ccsim")
+pytest.importorskip("ccsim._core")
+
+BASE = {
+    "name": "bad",
+    "duration": 5,
+    "topology": {
+        "kind": "explicit",
+        "nodes": ["a", "b", "c", "island"],
+        "links": [
+            {"name": "ab", "a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms"},
+            {"name": "bc", "a": "b", "b": "c", "rate": "10Mbps", "delay": "5ms"},
+        ],
+    },
+    "flows": [
+        {"kind": "tcp", "name": "t1", "src": "a", "dst": "c"},
+        {"kind": "tcp", "name": "t2", "src": "c", "dst": "a"},
+        {"kind": "cbr", "name": "u", "src": "a", "dst": "b", "rate": "1Mbps"},
+    ],
+}
+
+
+def with_change(path, value):
+    d = copy.deepcopy(BASE)
+    ccsim.set_path(d, path, value)
+    return d
+
+
+CASES = [
+    # (what, path to change, new value, expected error path, words the message must contain)
+    ("unknown key", "flows[2].colour", "red", "flows[2].colour", ["colour", "rate", "dscp"]),
+    ("wrong type", "duration", [1, 2], "duration", ["invalid type", "seconds", "ms"]),
+    ("unknown algorithm", "flows[0].tcp.cc", "fastest", "flows[0].tcp.cc", ["fastest", "reno"]),
+    (
+        "unknown recovery",
+        "flows[1].tcp.recovery",
+        "sack2",
+        "flows[1].tcp.recovery",
+        ["sack2", "newreno", "tahoe"],
+    ),
+    ("unknown profile", "defaults", "ns4", "defaults", ["ns4", "linux", "ns2", "rfc"]),
+    ("zero rate", "topology.links[0].rate", "0Mbps", "topology.links[0].rate", ["positive"]),
+    ("negative rate", "topology.links[1].rate", -5, "topology.links[1].rate", ["positive"]),
+    ("bad rate unit", "topology.links[1].rate", "10 furlongs", "topology.links[1].rate", ["Mbps"]),
+    ("zero size", "flows[0].size", 0, "flows[0].size", ["positive"]),
+    (
+        "zero queue",
+        "topology.links[0].queue",
+        {"kind": "droptail", "limit": 0},
+        "topology.links[0].queue.limit",
+        ["at least 1"],
+    ),
+    (
+        "unknown queue kind",
+        "topology.links[0].queue",
+        {"kind": "fifo"},
+        "topology.links[0].queue.kind",
+        ["fifo", "droptail"],
+    ),
+    (
+        "undefined node in link",
+        "topology.links[1].b",
+        "zz",
+        "topology.links[1].b",
+        ["zz", "island"],
+    ),
+    ("undefined node in flow", "flows[0].src", "nowhere", "flows[0].src", ["nowhere"]),
+    ("unroutable flow", "flows[0].dst", "island", "flows[0].dst", ["unroutable"]),
+    ("duplicate flow name", "flows[1].name", "t1", "flows[1].name", ["duplicate", "t1"]),
+    (
+        "duplicate link name",
+        "topology.links[1].name",
+        "ab",
+        "topology.links[1].name",
+        ["duplicate"],
+    ),
+    ("duplicate node name", "topology.nodes[3]", "a", "topology.nodes[3]", ["duplicate"]),
+    ("start after the end", "flows[0].start", 9, "flows[0].start", ["end of the run"]),
+    ("stop after the end", "flows[2].stop", "6s", "flows[2].stop", ["end of the run"]),
+    ("stop before start", "flows[1].stop", 0, "flows[1].stop", ["not after start"]),
+    (
+        "probability above 1",
+        "topology.links[0].loss",
+        {"kind": "bernoulli", "p": 1.5},
+        "topology.links[0].loss.p",
+        ["[0, 1]"],
+    ),
+    (
+        "unknown loss model",
+        "topology.links[0].loss",
+        {"kind": "gremlins"},
+        "topology.links[0].loss.kind",
+        ["gremlins", "bernoulli", "gilbert_elliott"],
+    ),
+    (
+        "bad initial window",
+        "flows[0].tcp.initial_window",
+        "huge",
+        "flows[0].tcp.initial_window",
+        ["rfc3390"],
+    ),
+    ("unknown series", "trace.series", ["cwnd", "mood"], "trace.series[1]", ["mood", "cwnd"]),
+]
+
+
+@pytest.mark.parametrize("what,path,value,err_path,words", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(what, path, value, err_path, words):
+    bad = with_change(path, value)
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.validate(bad)
+    assert e.value.path == err_path, str(e.value)
+    for w in words:
+        assert w in e.value.message, (w, str(e.value))
+
+
+def test_the_base_is_valid():
+    ccsim.validate(BASE)
+
+
+def test_missing_required_field():
+    d = copy.deepcopy(BASE)
+    del d["duration"]
+    with pytest.raises(ccsim.ScenarioError, match="duration"):
+        ccsim.validate(d)
