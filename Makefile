@@ -1,0 +1,10 @@
+# `make test` is the one command that runs every test; .ci/run runs it verbatim.
+.PHONY: test
+test:
+	python3 -m pip install --quiet --editable '.[test]'
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	cargo test --package ccsim --quiet
+	ruff check python tests
+	ruff format --check python tests
+	python3 -m pytest --quiet
