@@ -91,14 +91,6 @@ impl EventQueue {
     pub fn processed(&self) -> u64 {
         self.popped
     }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]

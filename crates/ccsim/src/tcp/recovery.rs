@@ -12,8 +12,7 @@ use crate::scenario::schema::Recovery;
 
 impl Sender {
     /// A duplicate ACK: same cumulative ACK, data outstanding, no payload (RFC 5681 §2).
-    pub(super) fn on_dupack(&mut self, newly_sacked: u64, io: &mut Io) {
-        let _ = newly_sacked;
+    pub(super) fn on_dupack(&mut self, io: &mut Io) {
         self.dupacks += 1;
         match self.st.ca_state {
             CaState::Recovery => {

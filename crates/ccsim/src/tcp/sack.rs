@@ -19,23 +19,17 @@ pub(super) struct Scan {
 }
 
 impl Sender {
-    /// Marks the segments the SACK blocks cover; returns how many were newly SACKed.
-    pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)]) -> u64 {
+    /// Marks the segments the SACK blocks cover.
+    pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)]) {
         let mss = self.p.mss as u64;
-        let mut newly = 0;
         for &(a, b) in blocks {
             // Blocks are segment-aligned except at the end of a finite transfer.
             let first = a.div_ceil(mss).max(self.una);
             let last = b.div_ceil(mss).min(self.high);
             for s in first..last {
-                let m = &mut self.segs[(s - self.una) as usize];
-                if !m.sacked {
-                    m.sacked = true;
-                    newly += 1;
-                }
+                self.segs[(s - self.una) as usize].sacked = true;
             }
         }
-        newly
     }
 
     pub(super) fn scan(&self) -> Scan {

@@ -136,10 +136,6 @@ impl Sender {
         }
     }
 
-    pub fn params(&self) -> &TcpParams {
-        &self.p
-    }
-
     /// The application starts: open the connection or start sending.
     pub fn start(&mut self, io: &mut Io) {
         self.st.now = io.now;
@@ -156,11 +152,6 @@ impl Sender {
     /// The application stops offering new data; what was sent is still delivered.
     pub fn stop(&mut self) {
         self.app_limit = self.app_limit.min(self.high);
-    }
-
-    /// Every segment the application offered has been acknowledged.
-    pub fn done(&self) -> bool {
-        self.una >= self.app_limit
     }
 
     fn send_syn(&mut self, io: &mut Io) {
@@ -295,11 +286,9 @@ impl Sender {
         if ack > self.high {
             return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
         }
-        let newly_sacked = if self.p.recovery == Recovery::Sack {
-            self.sack_update(pkt.tcp.sack_blocks())
-        } else {
-            0
-        };
+        if self.p.recovery == Recovery::Sack {
+            self.sack_update(pkt.tcp.sack_blocks());
+        }
         let ece = pkt.tcp.flags & flags::ECE != 0;
         let mut feedback_done = false;
         if let Some(x) = pkt.xcp {
@@ -313,7 +302,7 @@ impl Sender {
         if ack > self.una {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
         } else if ack == self.una && self.una < self.high && pkt.payload == 0 {
-            self.on_dupack(newly_sacked, io);
+            self.on_dupack(io);
         }
         self.try_send(io);
         self.trace(io);
@@ -468,13 +457,6 @@ impl Sender {
             CaState::Open | CaState::Cwr => 0.0,
             CaState::Recovery => 1.0,
             CaState::Loss => 2.0,
-        }
-    }
-
-    pub fn bytes_acked(&self) -> u64 {
-        match self.size {
-            Some(b) => (self.una * self.p.mss as u64).min(b),
-            None => self.una * self.p.mss as u64,
         }
     }
 }
