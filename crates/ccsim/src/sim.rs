@@ -297,13 +297,8 @@ impl Simulation {
         let now = self.now;
         self.with_flow(i, |slot, io| {
             if let FlowSlot::Tcp(c) = slot {
-                // Lazy timer: only the event the sender is waiting for counts, and it fires the
-                // timeout only if the deadline has not moved later in the meantime.
-                if c.sender.rto_scheduled == Some(now) {
-                    c.sender.rto_scheduled = None;
-                    if c.sender.rto_deadline.is_some_and(|d| d <= now) {
-                        c.sender.on_rto(io);
-                    }
+                if c.sender.rto_timer.fired(now) {
+                    c.sender.on_rto(io);
                 }
             }
         });
@@ -315,11 +310,8 @@ impl Simulation {
         let now = self.now;
         self.with_flow(i, |slot, io| {
             if let FlowSlot::Tcp(c) = slot {
-                if c.receiver.delack_scheduled == Some(now) {
-                    c.receiver.delack_scheduled = None;
-                    if c.receiver.delack_deadline.is_some_and(|d| d <= now) {
-                        c.receiver.on_delack_timer(io);
-                    }
+                if c.receiver.delack_timer.fired(now) {
+                    c.receiver.on_delack_timer(io);
                 }
             }
         });
@@ -327,20 +319,14 @@ impl Simulation {
         self.arm_timers(i);
     }
 
-    /// Keeps at most one pending event per timer, no later than its deadline.
+    /// Schedules the events the connection's lazy timers need.
     fn arm_timers(&mut self, i: usize) {
         if let FlowSlot::Tcp(c) = &mut self.flows[i] {
-            if let Some(d) = c.sender.rto_deadline {
-                if c.sender.rto_scheduled.is_none_or(|s| s > d) {
-                    c.sender.rto_scheduled = Some(d);
-                    self.events.schedule(d, Event::Rto(i as u32));
-                }
+            if let Some(t) = c.sender.rto_timer.needs_event() {
+                self.events.schedule(t, Event::Rto(i as u32));
             }
-            if let Some(d) = c.receiver.delack_deadline {
-                if c.receiver.delack_scheduled.is_none_or(|s| s > d) {
-                    c.receiver.delack_scheduled = Some(d);
-                    self.events.schedule(d, Event::DelAck(i as u32));
-                }
+            if let Some(t) = c.receiver.delack_timer.needs_event() {
+                self.events.schedule(t, Event::DelAck(i as u32));
             }
         }
     }

@@ -6,6 +6,7 @@
 //! SACK blocks follow RFC 2018 §4: the first block holds the most recently received segment,
 //! the others repeat the most recently reported blocks.
 
+use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, Kind, Packet, MAX_SACK};
 use crate::time::SimTime;
@@ -29,8 +30,7 @@ pub struct Receiver {
     recent: Vec<(u64, u64)>,
     unacked: u32,
     ts_recent: SimTime,
-    pub delack_deadline: Option<SimTime>,
-    pub delack_scheduled: Option<SimTime>,
+    pub delack_timer: LazyTimer,
     /// Flow size in bytes, if finite.
     size: Option<u64>,
     pub completed_at: Option<SimTime>,
@@ -66,8 +66,7 @@ impl Receiver {
             recent: Vec::new(),
             unacked: 0,
             ts_recent: SimTime::ZERO,
-            delack_deadline: None,
-            delack_scheduled: None,
+            delack_timer: LazyTimer::default(),
             size: c.size,
             completed_at: None,
             bytes_arrived: 0,
@@ -117,8 +116,8 @@ impl Receiver {
         self.unacked += 1;
         if self.unacked >= 2 {
             self.send_ack(io, flags::ACK);
-        } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(io.now + self.delack_timeout);
+        } else if self.delack_timer.deadline.is_none() {
+            self.delack_timer.deadline = Some(io.now + self.delack_timeout);
         }
     }
 
@@ -127,7 +126,7 @@ impl Receiver {
         if self.unacked > 0 {
             self.send_ack(io, flags::ACK);
         }
-        self.delack_deadline = None;
+        self.delack_timer.deadline = None;
     }
 
     fn absorb_ooo(&mut self) {
@@ -181,7 +180,7 @@ impl Receiver {
             p.tcp.n_sack = n as u8;
         }
         self.unacked = 0;
-        self.delack_deadline = None;
+        self.delack_timer.deadline = None;
         io.send(p);
     }
 }

@@ -2,14 +2,14 @@
 //! the dispatch of each ACK to loss recovery (`recovery.rs`, `sack.rs`) and to congestion
 //! control (`cc/`).
 //!
-//! One retransmission timer per connection, kept lazily: the sender only moves
-//! `rto_deadline`; the simulation keeps at most one pending event per connection and re-arms
-//! it when it fires early (RFC 6298 §5 rules 5.1–5.3 and 5.5–5.7).
+//! One retransmission timer per connection, kept lazily (`timer.rs`): the sender only moves
+//! its deadline (RFC 6298 §5 rules 5.1–5.3 and 5.5–5.7).
 
 use std::collections::VecDeque;
 
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
 use super::rtt::RttEstimator;
+use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, Ecn, Kind, Packet};
 use crate::scenario::profiles::TcpParams;
@@ -70,8 +70,7 @@ pub struct Sender {
     pub(super) partial_seen: bool,
     pub(super) high_rxt: u64,
     pub(super) rescue_rxt: Option<u64>,
-    pub rto_deadline: Option<SimTime>,
-    pub rto_scheduled: Option<SimTime>,
+    pub rto_timer: LazyTimer,
     pub stats: SenderStats,
 }
 
@@ -127,8 +126,7 @@ impl Sender {
             partial_seen: false,
             high_rxt: 0,
             rescue_rxt: None,
-            rto_deadline: None,
-            rto_scheduled: None,
+            rto_timer: LazyTimer::default(),
             stats: SenderStats {
                 rtt_min: f64::INFINITY,
                 ..Default::default()
@@ -171,7 +169,7 @@ impl Sender {
         }
         self.syn_sent = Some(io.now);
         self.stats.packets_sent += 1;
-        self.rto_deadline = Some(io.now + self.rtt.rto());
+        self.rto_timer.deadline = Some(io.now + self.rtt.rto());
         io.send(p);
     }
 
@@ -230,9 +228,9 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
-        if self.rto_deadline.is_none() {
+        if self.rto_timer.deadline.is_none() {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
-            self.rto_deadline = Some(io.now + self.rtt.rto());
+            self.rto_timer.deadline = Some(io.now + self.rtt.rto());
         }
         io.send(p);
     }
@@ -316,7 +314,7 @@ impl Sender {
         } else if let Some(t) = self.syn_sent {
             self.rtt_sample(io.now - t, io);
         }
-        self.rto_deadline = None;
+        self.rto_timer.deadline = None;
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         self.try_send(io);
         self.trace(io);
@@ -359,9 +357,9 @@ impl Sender {
         let in_newreno_recovery =
             self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Newreno;
         if self.una >= self.high {
-            self.rto_deadline = None;
+            self.rto_timer.deadline = None;
         } else if !in_newreno_recovery {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_timer.deadline = Some(now + self.rtt.rto());
         }
         let counted = match self.p.ack_counting {
             AckCounting::Segments => acked as f64,
@@ -403,7 +401,7 @@ impl Sender {
             return;
         }
         if self.una >= self.high {
-            self.rto_deadline = None;
+            self.rto_timer.deadline = None;
             return;
         }
         self.stats.timeouts += 1;
@@ -424,7 +422,7 @@ impl Sender {
         }
         self.high_rxt = self.una;
         self.nxt = self.una;
-        self.rto_deadline = None;
+        self.rto_timer.deadline = None;
         let seg = self.nxt;
         self.transmit(seg, io);
         self.nxt += 1;
