@@ -43,7 +43,7 @@ impl Sender {
 
     fn enter_recovery(&mut self, io: &mut Io) {
         self.stats.fast_retransmits += 1;
-        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        self.st.ssthresh = self.loss_ssthresh();
         self.recover = Some(self.high);
         self.partial_seen = false;
         let una = self.una;
