@@ -66,12 +66,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if outcome.failed or outcome.missing:
         for line in report.splitlines()[1:]:
             print(line, file=sys.stderr)
-        if outcome.missing:
-            print(
-                f"{outcome.missing} point(s) did not run because a worker process died; "
-                "run the same command to compute them (finished points are kept)",
-                file=sys.stderr,
-            )
         return EXIT_FAILED_POINTS
     return 0
 

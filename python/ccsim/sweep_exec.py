@@ -8,10 +8,12 @@ be shared, and one writer means no two processes race on a file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
 import socket
+import sys
 import time
 import traceback
 from collections.abc import Iterable, Iterator
@@ -84,6 +86,29 @@ class InProcess:
             yield key, run_point(text)
 
 
+@contextlib.contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """Hides the ``__main__`` module's origin while pool workers are spawned.
+
+    A spawned worker normally re-imports the parent's main script (as ``__mp_main__``) so that
+    functions defined there can be unpickled; a script without an ``if __name__ ==
+    "__main__":`` guard would then run its whole body (and this sweep) again in every worker.
+    Our workers run only :func:`run_point`, from ccsim itself, so they never need the script.
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {a: main.__dict__[a] for a in ("__file__", "__spec__") if a in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
 class LocalPool:
     """A ``ProcessPoolExecutor`` of ``workers`` processes, started with ``spawn``.
 
@@ -116,7 +141,9 @@ class LocalPool:
 
     def results(self, jobs: Iterable[Job]) -> Iterator[tuple[str, dict[str, Any]]]:
         assert self._ex is not None, "use LocalPool as a context manager"
-        pending = {self._ex.submit(run_point, text): key for key, text in jobs}
+        # Workers start (spawn) inside submit; see _main_not_rerun for why main is hidden then.
+        with _main_not_rerun():
+            pending = {self._ex.submit(run_point, text): key for key, text in jobs}
         broken = False
         while pending and not broken:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)

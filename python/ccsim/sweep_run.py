@@ -52,6 +52,7 @@ class SweepOutcome:
     cached: int = 0  # distinct scenarios found done in the output directory
     failed: dict[str, str] = field(default_factory=dict)  # key → error
     missing: int = 0  # distinct scenarios that did not run (a worker died)
+    stopped: str = ""  # why they did not run
     wall_s: float = 0.0
     results: dict[str, tuple[dict, pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
     cached_keys: set[str] = field(default_factory=set)
@@ -142,6 +143,14 @@ class SweepOutcome:
         for _, row in self.failures().iterrows():
             pt = self.points[int(row["point"])]
             lines.append(f"  failed: point {pt.index} ({pt.label()}): {row['error']}")
+        if self.missing:
+            kept = (
+                f"the finished points are kept in {self.output}; run the sweep again to "
+                "compute the rest"
+                if self.output is not None
+                else "give the sweep an output directory to keep finished points across runs"
+            )
+            lines.append(f"  not run: {self.missing} point(s): {self.stopped}; {kept}")
         return "\n".join(lines)
 
 
@@ -273,8 +282,9 @@ def execute(
                                 float(payload.get("wall_s") or np.nan), record["worker"],
                             )
                         )  # fmt: skip
-    except WorkerDied:
+    except WorkerDied as e:
         out.missing = len(texts) - out.cached - out.computed
+        out.stopped = str(e)
     finally:
         bar.close()
     out.wall_s = time.perf_counter() - t0
