@@ -179,3 +179,16 @@ def test_unknown_axis_path_is_named(tmp_path):
     with pytest.raises(ccsim.SweepError) as e:
         ccsim.sweep(base(), {"flows[kind=udp].tcp.cc": ["reno"]}, progress=False)
     assert "flows[kind=udp]: no element of flows has kind = 'udp'" in str(e.value)
+
+
+def test_damaged_point_file_is_recomputed(tmp_path):
+    axes = {"topology.bottleneck.queue.limit": [10, 20]}
+    df = ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False)
+    victim = tmp_path / "points" / f"{df.key.iat[0]}.parquet"
+    victim.write_bytes(victim.read_bytes()[:100])  # damaged by something other than ccsim
+    runs = []
+    with pytest.warns(UserWarning, match="unreadable"):
+        again = ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False,
+                            on_point=runs.append)  # fmt: skip
+    assert [r.key for r in runs] == [df.key.iat[0]]
+    pd.testing.assert_frame_equal(again, df)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,8 +252,9 @@ def execute(
         store.write_manifest(_manifest(spec, name, version, points, keys))
         if not force:
             for key in texts:
-                if store.done(key):
-                    out.results[key] = store.load(key)
+                cached = _cached(store, key)
+                if cached is not None:
+                    out.results[key] = cached
                     out.cached_keys.add(key)
     out.cached = len(out.cached_keys)
     todo = [(key, text) for key, text in texts.items() if key not in out.cached_keys]
@@ -279,7 +281,7 @@ def execute(
                         on_point(
                             PointDone(
                                 pt, key, record["status"], payload.get("error", ""),
-                                float(payload.get("wall_s") or np.nan), record["worker"],
+                                float(payload.get("wall_s", np.nan)), record["worker"],
                             )
                         )  # fmt: skip
     except WorkerDied as e:
@@ -289,6 +291,21 @@ def execute(
         bar.close()
     out.wall_s = time.perf_counter() - t0
     return out
+
+
+def _cached(store: Store, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame] | None:
+    """A done point's files, or None to run it again: a file damaged outside ccsim, or one
+    written by a ccsim whose record format differs, is recomputed rather than trusted."""
+    if not store.done(key):
+        return None
+    try:
+        loaded = store.load(key)
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        warnings.warn(
+            f"{store.flows_path(key)} is unreadable ({e}); running it again", stacklevel=3
+        )
+        return None
+    return loaded if loaded[0].get("format") == FORMAT else None
 
 
 def _manifest(spec: Sweep, name: str, version: str, points: Sequence[Point], keys: dict) -> dict:
