@@ -112,3 +112,22 @@ def test_workers_with_dask_is_refused(tmp_path, capsys):
     path = grid(tmp_path)
     assert main(["sweep", str(path), "--dask", "tcp://127.0.0.1:8786", "--workers", "2"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_dry_run_validates_and_counts_without_running(tmp_path, capsys):
+    path, out = grid(tmp_path), tmp_path / "o"
+    assert main(["sweep", str(path), "-o", str(out), "--dry-run"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        f"ok: 2 valid points (2 distinct scenarios): 0 already in {out}, 2 to run"
+    )
+    assert not out.exists()
+    assert main(["sweep", str(path), "-o", str(out), "--workers", "0", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["sweep", str(path), "-o", str(out), "--dry-run"]) == 0
+    assert "2 already in" in capsys.readouterr().out
+
+
+def test_a_scenario_is_not_a_sweep_file(capsys):
+    assert main(["sweep", str(ROOT / "scenarios" / "dumbbell-reno.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "error: sweep: a sweep file needs a [sweep] table" in err and "as `base`" in err

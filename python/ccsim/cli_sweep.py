@@ -45,6 +45,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             client=cluster.client if cluster else None,
             force=args.force,
             progress=not args.quiet,
+            dry_run=args.dry_run,
         )
     except KeyboardInterrupt:
         print(
@@ -56,6 +57,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     finally:
         if cluster is not None:
             cluster.client.close()
+    if args.dry_run:
+        n, d = len(outcome.points), outcome.distinct
+        print(
+            f"ok: {n} valid points ({d} distinct scenarios): {outcome.cached} already in {out}, "
+            f"{outcome.missing} to run"
+        )
+        return 0
     outcome.save_tables(out)
     report = outcome.report()
     if args.quiet:
@@ -89,6 +97,11 @@ def add_sweep_parser(sub: argparse._SubParsersAction) -> None:
         "--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS (tcp://host:8786)"
     )
     sp.add_argument("--force", action="store_true", help="rerun points already in the output")
+    sp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate every point and count those already done; run nothing",
+    )
     sp.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar; print only the directory"
     )

@@ -218,12 +218,14 @@ def execute(
     force: bool = False,
     progress: bool = True,
     on_point: Callable[[PointDone], None] | None = None,
+    dry_run: bool = False,
 ) -> SweepOutcome:
     """Runs a sweep; returns what happened (it raises only for bad input or an interrupt).
 
     Every point is validated first; any invalid point raises :class:`SweepError` listing
     all of them. With ``output``, points already there are not run again (unless ``force``)
-    and each finished point is written as it arrives.
+    and each finished point is written as it arrives. ``dry_run``: stop after validating
+    and counting what is cached; nothing is written.
     """
     t0 = time.perf_counter()
     base = spec.base_scenario(overrides)
@@ -248,8 +250,9 @@ def execute(
     store = Store(output) if output is not None else None
     out = SweepOutcome(name, points, spec.axis_paths, keys, store.root if store else None)
     if store is not None:
-        store.create()
-        store.write_manifest(_manifest(spec, name, version, points, keys))
+        if not dry_run:
+            store.create()
+            store.write_manifest(_manifest(spec, name, version, points, keys))
         if not force:
             for key in texts:
                 cached = _cached(store, key)
@@ -258,6 +261,10 @@ def execute(
                     out.cached_keys.add(key)
     out.cached = len(out.cached_keys)
     todo = [(key, text) for key, text in texts.items() if key not in out.cached_keys]
+    if dry_run:
+        out.missing = len(todo)
+        out.stopped = "dry run"
+        return out
 
     bar = ProgressBar.for_terminal(len(texts), progress, cached=out.cached)
     bar.draw()

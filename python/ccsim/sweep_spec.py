@@ -319,10 +319,13 @@ def from_dict(
 ) -> Sweep:
     """A :class:`Sweep` from a parsed sweep file; ``root`` is where ``sweep.base`` is relative
     to."""
-    _unknown(doc, TOP_KEYS, "")
     sw = doc.get("sweep")
     if not isinstance(sw, dict):
-        raise SweepError("sweep", "a sweep file needs a [sweep] table (base, axes, seeds, ...)")
+        looks = " (this looks like a scenario: name it as `base`)" if "flows" in doc else ""
+        raise SweepError(
+            "sweep", f"a sweep file needs a [sweep] table (base, axes, seeds, ...){looks}"
+        )
+    _unknown(doc, TOP_KEYS, "")
     _unknown(sw, SWEEP_KEYS, "sweep")
     if ("base" in sw) == ("base" in doc):
         raise SweepError(
