@@ -192,3 +192,15 @@ def test_damaged_point_file_is_recomputed(tmp_path):
                             on_point=runs.append)  # fmt: skip
     assert [r.key for r in runs] == [df.key.iat[0]]
     pd.testing.assert_frame_equal(again, df)
+
+
+def test_points_with_one_scenario_run_once(tmp_path):
+    # Two zipped combinations that resolve to the same scenario: one run, two rows.
+    zipped = [{"topology.bottleneck.queue.limit": [10, 10], "name": ["sweep-test", "sweep-test"]}]
+    runs = []
+    df = ccsim.sweep(base(), zipped=zipped, workers=0, output=tmp_path, progress=False,
+                     on_point=runs.append)  # fmt: skip
+    assert len(runs) == 1 and list(df.point.unique()) == [0, 1]
+    assert df.key.nunique() == 1
+    pts = ccsim.sweep(base(), zipped=zipped, output=tmp_path, table="points", progress=False)
+    assert list(pts.status) == ["ok", "ok"]
