@@ -13,6 +13,7 @@
 //! | clock_granularity  | 1 ms (HZ=1000)             | 10 ms (`tcpTick_`)          | 1 ms                         |
 //! | delayed_ack        | on, 40 ms                  | off (`Agent/TCPSink`)       | on, 200 ms                   |
 //! | limited_transmit   | on                         | on (`singledup_ 1`)         | on                           |
+//! | cwnd_limited       | on (`tcp_is_cwnd_limited`) | off (ns-2 always grows)     | off                          |
 //! | handshake          | on                         | off (one-way agents)        | on                           |
 //! | timestamps         | on                         | off                         | off                          |
 //! | sack_blocks        | 3                          | 3 (`maxSackBlocks_`)        | 4 (RFC 2018 without TS)      |
@@ -50,6 +51,8 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delayed_ack_timeout: SimTime,
     pub limited_transmit: bool,
+    /// Grow the window only while the flight uses it (Linux `tcp_is_cwnd_limited`).
+    pub cwnd_limited: bool,
     pub handshake: bool,
     pub timestamps: bool,
     pub sack_blocks: u8,
@@ -84,6 +87,7 @@ impl Profile {
                 delayed_ack: true,
                 delayed_ack_timeout: SimTime::from_millis(40),
                 limited_transmit: true,
+                cwnd_limited: true,
                 handshake: true,
                 timestamps: true,
                 sack_blocks: 3,
@@ -108,6 +112,7 @@ impl Profile {
                 delayed_ack: false,
                 delayed_ack_timeout: SimTime::from_millis(100),
                 limited_transmit: true,
+                cwnd_limited: false,
                 handshake: false,
                 timestamps: false,
                 sack_blocks: 3,
@@ -132,6 +137,7 @@ impl Profile {
                 delayed_ack: true,
                 delayed_ack_timeout: SimTime::from_millis(200),
                 limited_transmit: true,
+                cwnd_limited: false,
                 handshake: true,
                 timestamps: false,
                 sack_blocks: 4,
@@ -200,6 +206,9 @@ impl Profile {
         p.delayed_ack_timeout = d(&spec.delayed_ack_timeout, p.delayed_ack_timeout);
         if let Some(v) = spec.limited_transmit {
             p.limited_transmit = v;
+        }
+        if let Some(v) = spec.cwnd_limited {
+            p.cwnd_limited = v;
         }
         if let Some(v) = spec.handshake {
             p.handshake = v;

@@ -231,7 +231,7 @@ pub struct ListSpec {
 #[schemars(tag = "kind")]
 pub enum Flow {
     #[schemars(rename = "tcp")]
-    Tcp(TcpFlow),
+    Tcp(Box<TcpFlow>),
     #[schemars(rename = "cbr")]
     Cbr(CbrFlow),
 }
@@ -336,6 +336,11 @@ pub struct TcpSpec {
     /// Limited Transmit (RFC 3042).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// Grow the window only while the flight uses it, as Linux's `tcp_is_cwnd_limited`: in
+    /// slow start while cwnd < 2 × the largest flight of the last round, in avoidance while the
+    /// flight filled cwnd. Off, the window grows on every ACK (ns-2).
+    #[serde(default)]
+    pub cwnd_limited: Option<bool>,
     /// Three-way handshake before data (SYN, SYN-ACK).
     #[serde(default)]
     pub handshake: Option<bool>,

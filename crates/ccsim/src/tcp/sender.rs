@@ -72,6 +72,10 @@ pub struct Sender {
     pub(super) high_rxt: u64,
     pub(super) rescue_rxt: Option<u64>,
     pub rto_timer: LazyTimer,
+    /// Largest flight since SND.UNA passed `max_flight_mark` (Linux `max_packets_out` and
+    /// `max_packets_seq`): whether the window was in use this round.
+    max_flight: u64,
+    max_flight_mark: u64,
     pub stats: SenderStats,
 }
 
@@ -139,6 +143,8 @@ impl Sender {
             high_rxt: 0,
             rescue_rxt: None,
             rto_timer: LazyTimer::default(),
+            max_flight: 0,
+            max_flight_mark: 0,
             stats: SenderStats {
                 rtt_min: f64::INFINITY,
                 ..Default::default()
@@ -280,7 +286,7 @@ impl Sender {
             self.transmit(seg, io);
             self.nxt += 1;
         }
-        self.sync_seq();
+        self.note_flight();
     }
 
     /// Mirrors SND.UNA, the highest sequence sent and FlightSize into the shared state.
@@ -288,6 +294,29 @@ impl Sender {
         self.st.flight = self.high - self.una;
         self.st.snd_una = self.una;
         self.st.snd_nxt = self.high;
+    }
+
+    /// After sending: the largest flight this round (Linux `tcp_cwnd_validate`, which starts a
+    /// new round once SND.UNA passes the highest segment sent when the last one began).
+    pub(super) fn note_flight(&mut self) {
+        self.sync_seq();
+        if self.una >= self.max_flight_mark || self.st.flight > self.max_flight {
+            self.max_flight_mark = self.high;
+            self.max_flight = self.st.flight;
+        }
+    }
+
+    /// Whether the window may grow on this ACK (Linux `tcp_is_cwnd_limited`).
+    fn cwnd_limited(&self) -> bool {
+        if !self.p.cwnd_limited {
+            return true;
+        }
+        let used = self.max_flight as f64;
+        if self.st.in_slow_start() {
+            self.st.cwnd < 2.0 * used
+        } else {
+            used >= self.st.cwnd.floor()
+        }
     }
 
     /// The slow-start threshold after a loss: the slow-start rule's own (Advanced Slow
@@ -407,7 +436,7 @@ impl Sender {
             if self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| self.una >= r) {
                 self.set_ca_state(CaState::Open);
             }
-            if !feedback_done {
+            if !feedback_done && self.cwnd_limited() {
                 self.cc.cong_avoid(&mut self.st, &sample);
             }
         }

@@ -9,7 +9,12 @@
 //! [`CongestionControl::on_feedback`], Linux's "custom" `cong_control` path: an algorithm that
 //! handles the feedback returns true and the classic `cong_avoid` is skipped for that ACK.
 
+pub mod hybla;
+pub mod illinois;
+pub mod ndca;
 pub mod reno;
+pub mod vegas;
+pub mod westwood;
 
 use schemars::JsonSchema;
 
@@ -17,7 +22,12 @@ use crate::scenario::schema::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use hybla::{Hybla, HyblaConfig};
+pub use illinois::{Illinois, IllinoisConfig};
+pub use ndca::{Ndca, NdcaConfig};
 pub use reno::{Reno, RenoConfig};
+pub use vegas::{Vegas, VegasConfig};
+pub use westwood::{Westwood, WestwoodConfig};
 
 /// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -132,9 +142,25 @@ pub enum CcSpec {
     /// RFC 5681 AIMD.
     #[schemars(rename = "reno")]
     Reno(RenoConfig),
+    /// Delay-based: holds α–β packets in the bottleneck queue (Brakmo & Peterson 1995).
+    #[schemars(rename = "vegas")]
+    Vegas(VegasConfig),
+    /// Westwood+: after a loss, the window the bandwidth estimate fills (Mascolo et al.).
+    #[schemars(rename = "westwood")]
+    Westwood(WestwoodConfig),
+    /// Hybla: RTT-independent growth for long paths (Caini & Firrincieli 2004).
+    #[schemars(rename = "hybla")]
+    Hybla(HyblaConfig),
+    /// Illinois: delay-scaled AIMD (Liu, Başar & Srikant 2008).
+    #[schemars(rename = "illinois")]
+    Illinois(IllinoisConfig),
+    /// NDCA-TCP: bandwidth-estimated ssthresh and a hold near saturation (Park et al.).
+    #[schemars(rename = "ndca")]
+    Ndca(NdcaConfig),
 }
 crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
-    "reno" => Reno,
+    "reno" => Reno, "vegas" => Vegas, "westwood" => Westwood, "hybla" => Hybla,
+    "illinois" => Illinois, "ndca" => Ndca,
 });
 
 impl CcSpec {
@@ -142,15 +168,24 @@ impl CcSpec {
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::Reno(_) => "reno",
+            CcSpec::Vegas(_) => "vegas",
+            CcSpec::Westwood(_) => "westwood",
+            CcSpec::Hybla(_) => "hybla",
+            CcSpec::Illinois(_) => "illinois",
+            CcSpec::Ndca(_) => "ndca",
         }
     }
 
     /// The algorithm, with the defaults of `profile` for what the config leaves out, or the
     /// field and message of an invalid parameter.
     pub fn build(&self, profile: Profile) -> Result<Cc, (&'static str, String)> {
-        let _ = profile;
         Ok(match self {
             CcSpec::Reno(_) => Cc::Reno(Reno),
+            CcSpec::Vegas(c) => Cc::Vegas(c.build(profile == Profile::Ns2)?),
+            CcSpec::Westwood(_) => Cc::Westwood(Westwood::new()),
+            CcSpec::Hybla(c) => Cc::Hybla(c.build()?),
+            CcSpec::Illinois(c) => Cc::Illinois(c.build()?),
+            CcSpec::Ndca(c) => Cc::Ndca(c.build()?),
         })
     }
 }
@@ -159,12 +194,22 @@ impl CcSpec {
 #[derive(Clone, Debug)]
 pub enum Cc {
     Reno(Reno),
+    Vegas(Vegas),
+    Westwood(Westwood),
+    Hybla(Hybla),
+    Illinois(Illinois),
+    Ndca(Ndca),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             Cc::Reno($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::Westwood($c) => $e,
+            Cc::Hybla($c) => $e,
+            Cc::Illinois($c) => $e,
+            Cc::Ndca($c) => $e,
         }
     };
 }
