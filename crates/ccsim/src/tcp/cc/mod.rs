@@ -9,7 +9,12 @@
 //! [`CongestionControl::on_feedback`], Linux's "custom" `cong_control` path: an algorithm that
 //! handles the feedback returns true and the classic `cong_avoid` is skipped for that ACK.
 
+pub mod bic;
+pub mod cubic;
+pub mod highspeed;
+mod param;
 pub mod reno;
+pub mod scalable;
 
 use schemars::JsonSchema;
 
@@ -17,7 +22,11 @@ use crate::scenario::schema::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use bic::{Bic, BicConfig};
+pub use cubic::{Cubic, CubicConfig};
+pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use reno::{Reno, RenoConfig};
+pub use scalable::{Scalable, ScalableConfig};
 
 /// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -126,15 +135,32 @@ pub trait CongestionControl {
 
 /// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
 /// Each algorithm's parameters are its own typed config, defaults documented at the source.
+/// Configs with several fields are boxed, so that a flow's settings stay small.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
 #[schemars(tag = "kind")]
 pub enum CcSpec {
     /// RFC 5681 AIMD.
     #[schemars(rename = "reno")]
     Reno(RenoConfig),
+    /// CUBIC, RFC 9438 in Linux's form, with HyStart (`cubic.rs`).
+    #[schemars(rename = "cubic")]
+    Cubic(Box<CubicConfig>),
+    /// BIC-TCP, Linux `tcp_bic.c` (`bic.rs`).
+    #[schemars(rename = "bic")]
+    Bic(Box<BicConfig>),
+    /// HighSpeed TCP, RFC 3649: Linux's table or ns-2's formula (`highspeed.rs`).
+    #[schemars(rename = "highspeed")]
+    HighSpeed(Box<HighSpeedConfig>),
+    /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
+    #[schemars(rename = "scalable")]
+    Scalable(Box<ScalableConfig>),
 }
 crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
     "reno" => Reno,
+    "cubic" => Cubic,
+    "bic" => Bic,
+    "highspeed" => HighSpeed,
+    "scalable" => Scalable,
 });
 
 impl CcSpec {
@@ -142,15 +168,22 @@ impl CcSpec {
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::Reno(_) => "reno",
+            CcSpec::Cubic(_) => "cubic",
+            CcSpec::Bic(_) => "bic",
+            CcSpec::HighSpeed(_) => "highspeed",
+            CcSpec::Scalable(_) => "scalable",
         }
     }
 
     /// The algorithm, with the defaults of `profile` for what the config leaves out, or the
     /// field and message of an invalid parameter.
     pub fn build(&self, profile: Profile) -> Result<Cc, (&'static str, String)> {
-        let _ = profile;
         Ok(match self {
             CcSpec::Reno(_) => Cc::Reno(Reno),
+            CcSpec::Cubic(c) => Cc::Cubic(c.build(profile)?),
+            CcSpec::Bic(c) => Cc::Bic(c.build(profile)?),
+            CcSpec::HighSpeed(c) => Cc::HighSpeed(c.build(profile)?),
+            CcSpec::Scalable(c) => Cc::Scalable(c.build(profile)?),
         })
     }
 }
@@ -159,12 +192,20 @@ impl CcSpec {
 #[derive(Clone, Debug)]
 pub enum Cc {
     Reno(Reno),
+    Cubic(Cubic),
+    Bic(Bic),
+    HighSpeed(HighSpeed),
+    Scalable(Scalable),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             Cc::Reno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Bic($c) => $e,
+            Cc::HighSpeed($c) => $e,
+            Cc::Scalable($c) => $e,
         }
     };
 }
