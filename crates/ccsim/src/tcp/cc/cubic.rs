@@ -52,7 +52,7 @@
 //! cnt is about halved, as in the kernel).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::param::{self, ParamError};
 use super::{cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpState};
@@ -72,7 +72,7 @@ pub enum CubicVersion {
 }
 
 /// Which HyStart detectors run (Linux `hystart_detect`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HystartDetect {
     /// ACK-train length only.
@@ -179,7 +179,7 @@ impl CubicConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 struct HystartParams {
     ack_train: bool,
     delay: bool,
@@ -360,7 +360,7 @@ impl Cubic {
 
     /// Linux `hystart_update` with RTT sample `delay`; `d_min` is set.
     fn hystart_update(&mut self, st: &TcpState, delay: SimTime, d_min: SimTime) {
-        let Some(h) = self.p.hystart.clone() else {
+        let Some(h) = self.p.hystart else {
             return;
         };
         if st.snd_una > self.hy.end_seq {
