@@ -20,10 +20,14 @@
 //! | ack_counting       | segments (RFC 3465)        | acks (`opencwnd` per ACK)   | acks (RFC 5681 eqs. 2–3)     |
 //! | recovery           | sack                       | newreno                     | sack (RFC 6675)              |
 //! | cc                 | reno                       | reno                        | reno                         |
+//! | cubic (if chosen)  | 2.3, β 0.7, HyStart        | 2.1, β 0.8, no HyStart      | 2.3, β 0.7, no HyStart       |
+//! | highspeed mode     | table (Linux)              | formula (`windowOption_ 8`) | table (RFC 3649 App. B)      |
+//! | scalable ai_cnt    | 100                        | 50 (Linux 2.6.22)           | 100                          |
 //! | slow_start         | standard                   | standard                    | standard                     |
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //!
-//! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2.
+//! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2; §4–7 and §13.3 for the
+//! congestion-control rows, whose defaults each algorithm's `build(profile)` applies (`tcp/cc/`).
 
 use super::schema::{AckCounting, InitialWindow, Profile, Recovery, RtoFloor, TcpSpec};
 use crate::tcp::cc::{CcSpec, RenoConfig};

@@ -9,10 +9,15 @@
 //! [`CongestionControl::on_feedback`], Linux's "custom" `cong_control` path: an algorithm that
 //! handles the feedback returns true and the classic `cong_avoid` is skipped for that ACK.
 
+pub mod bic;
+pub mod cubic;
+pub mod highspeed;
 pub mod hybla;
 pub mod illinois;
 pub mod ndca;
+mod param;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 pub mod westwood;
 
@@ -22,10 +27,14 @@ use crate::scenario::schema::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use bic::{Bic, BicConfig};
+pub use cubic::{Cubic, CubicConfig};
+pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use hybla::{Hybla, HyblaConfig};
 pub use illinois::{Illinois, IllinoisConfig};
 pub use ndca::{Ndca, NdcaConfig};
 pub use reno::{Reno, RenoConfig};
+pub use scalable::{Scalable, ScalableConfig};
 pub use vegas::{Vegas, VegasConfig};
 pub use westwood::{Westwood, WestwoodConfig};
 
@@ -136,6 +145,7 @@ pub trait CongestionControl {
 
 /// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
 /// Each algorithm's parameters are its own typed config, defaults documented at the source.
+/// Configs with several fields are boxed, so that a flow's settings stay small.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
 #[schemars(tag = "kind")]
 pub enum CcSpec {
@@ -157,10 +167,23 @@ pub enum CcSpec {
     /// NDCA-TCP: bandwidth-estimated ssthresh and a hold near saturation (Park et al.).
     #[schemars(rename = "ndca")]
     Ndca(NdcaConfig),
+    /// CUBIC, RFC 9438 in Linux's form, with HyStart (`cubic.rs`).
+    #[schemars(rename = "cubic")]
+    Cubic(Box<CubicConfig>),
+    /// BIC-TCP, Linux `tcp_bic.c` (`bic.rs`).
+    #[schemars(rename = "bic")]
+    Bic(Box<BicConfig>),
+    /// HighSpeed TCP, RFC 3649: Linux's table or ns-2's formula (`highspeed.rs`).
+    #[schemars(rename = "highspeed")]
+    HighSpeed(Box<HighSpeedConfig>),
+    /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
+    #[schemars(rename = "scalable")]
+    Scalable(Box<ScalableConfig>),
 }
 crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
     "reno" => Reno, "vegas" => Vegas, "westwood" => Westwood, "hybla" => Hybla,
-    "illinois" => Illinois, "ndca" => Ndca,
+    "illinois" => Illinois, "ndca" => Ndca, "cubic" => Cubic, "bic" => Bic,
+    "highspeed" => HighSpeed, "scalable" => Scalable,
 });
 
 impl CcSpec {
@@ -173,6 +196,10 @@ impl CcSpec {
             CcSpec::Hybla(_) => "hybla",
             CcSpec::Illinois(_) => "illinois",
             CcSpec::Ndca(_) => "ndca",
+            CcSpec::Cubic(_) => "cubic",
+            CcSpec::Bic(_) => "bic",
+            CcSpec::HighSpeed(_) => "highspeed",
+            CcSpec::Scalable(_) => "scalable",
         }
     }
 
@@ -186,6 +213,10 @@ impl CcSpec {
             CcSpec::Hybla(c) => Cc::Hybla(c.build()?),
             CcSpec::Illinois(c) => Cc::Illinois(c.build()?),
             CcSpec::Ndca(c) => Cc::Ndca(c.build()?),
+            CcSpec::Cubic(c) => Cc::Cubic(c.build(profile)?),
+            CcSpec::Bic(c) => Cc::Bic(c.build(profile)?),
+            CcSpec::HighSpeed(c) => Cc::HighSpeed(c.build(profile)?),
+            CcSpec::Scalable(c) => Cc::Scalable(c.build(profile)?),
         })
     }
 }
@@ -199,6 +230,10 @@ pub enum Cc {
     Hybla(Hybla),
     Illinois(Illinois),
     Ndca(Ndca),
+    Cubic(Cubic),
+    Bic(Bic),
+    HighSpeed(HighSpeed),
+    Scalable(Scalable),
 }
 
 macro_rules! dispatch {
@@ -210,6 +245,10 @@ macro_rules! dispatch {
             Cc::Hybla($c) => $e,
             Cc::Illinois($c) => $e,
             Cc::Ndca($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Bic($c) => $e,
+            Cc::HighSpeed($c) => $e,
+            Cc::Scalable($c) => $e,
         }
     };
 }
