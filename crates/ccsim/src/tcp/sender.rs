@@ -8,10 +8,11 @@
 use std::collections::VecDeque;
 
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
+use super::ecn::{self, EcnSender};
 use super::rtt::RttEstimator;
 use super::timer::LazyTimer;
 use super::Io;
-use crate::packet::{flags, Ecn, Kind, Packet};
+use crate::packet::{flags, Kind, Packet};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
 use crate::time::SimTime;
@@ -34,6 +35,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN echoes (RFC 3168).
+    pub ecn_reductions: u64,
     pub rtt_sum: f64,
     pub rtt_n: u64,
     pub rtt_min: f64,
@@ -72,6 +75,7 @@ pub struct Sender {
     pub(super) rescue_rxt: Option<u64>,
     pub rto_timer: LazyTimer,
     pub stats: SenderStats,
+    pub ecn: EcnSender,
 }
 
 impl Sender {
@@ -104,6 +108,7 @@ impl Sender {
             p.clock_granularity,
             p.rto_floor,
         );
+        let ecn = EcnSender::new(p.ecn && p.receiver_ecn && !p.handshake);
         Sender {
             flow,
             node,
@@ -131,6 +136,7 @@ impl Sender {
                 rtt_min: f64::INFINITY,
                 ..Default::default()
             },
+            ecn,
         }
     }
 
@@ -163,6 +169,9 @@ impl Sender {
         );
         p.dscp = self.p.dscp;
         p.tcp.flags = flags::SYN;
+        if self.p.ecn {
+            p.tcp.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
+        }
         p.tcp.ts_val = io.now;
         if self.syn_sent.is_some() {
             self.syn_retransmitted = true;
@@ -206,9 +215,9 @@ impl Sender {
         );
         p.payload = len;
         p.dscp = self.p.dscp;
-        p.ecn = Ecn::NotEct;
         p.tcp.seq = seg * self.p.mss as u64;
         p.tcp.flags = flags::ACK;
+        self.ecn_stamp(&mut p, seg >= self.high);
         if self.p.timestamps {
             p.tcp.ts_val = io.now;
         }
@@ -276,6 +285,7 @@ impl Sender {
         self.st.now = io.now;
         if !self.established {
             if pkt.tcp.flags & flags::SYN != 0 {
+                self.ecn_negotiated(pkt.tcp.flags);
                 self.on_syn_ack(io);
             }
             return;
@@ -287,7 +297,7 @@ impl Sender {
         if self.p.recovery == Recovery::Sack {
             self.sack_update(pkt.tcp.sack_blocks());
         }
-        let ece = pkt.tcp.flags & flags::ECE != 0;
+        let ece = pkt.tcp.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
         if let Some(x) = pkt.xcp {
             feedback_done = self.cc.on_feedback(
@@ -301,6 +311,9 @@ impl Sender {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
         } else if ack == self.una && self.una < self.high && pkt.payload == 0 {
             self.on_dupack(io);
+        }
+        if ece {
+            self.on_ece(io);
         }
         self.try_send(io);
         self.trace(io);
@@ -378,7 +391,9 @@ impl Sender {
             if self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| self.una >= r) {
                 self.set_ca_state(CaState::Open);
             }
-            if !feedback_done {
+            self.ecn_new_ack();
+            // RFC 3168 §6.1.2: no window growth on an ACK that carries ECN-Echo.
+            if !feedback_done && !ece {
                 self.cc.cong_avoid(&mut self.st, &sample);
             }
         }
@@ -413,6 +428,7 @@ impl Sender {
         self.cc.cwnd_event(&mut self.st, CaEvent::Timeout);
         self.set_ca_state(CaState::Loss);
         self.st.cwnd = 1.0; // the loss window, LW = 1 SMSS
+        self.ecn_window_reduced();
         self.rtt.back_off();
         self.recover = Some(self.high);
         self.dupacks = 0;
