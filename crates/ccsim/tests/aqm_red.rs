@@ -104,3 +104,42 @@ fn ns2_defaults_configure_red_from_the_link() {
     assert_eq!(r.queues.u64s("drops_forced")[0], 0);
     assert!(r.queues.u64s("drops_early")[0] > 0);
 }
+
+#[test]
+fn bad_queue_parameters_name_the_path_and_what_is_accepted() {
+    let load = |queue: &str| {
+        let json = dumbbell(
+            "linux",
+            1,
+            "10Mbps",
+            20.0,
+            queue,
+            1.0,
+            &bulk_flows(1, ""),
+            "",
+        );
+        match ccsim::scenario::load(&json) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted {queue}"),
+        }
+    };
+    assert_eq!(
+        load(r#"{"kind":"red","min_th":5,"max_th":4}"#),
+        "topology.bottleneck.queue.max_th: must be greater than min_th (5)"
+    );
+    assert_eq!(
+        load(r#"{"kind":"red","mode":"frames"}"#),
+        "topology.bottleneck.queue.mode: unknown variant `frames`, expected `packets` or `bytes`"
+    );
+    assert_eq!(
+        load(r#"{"kind":"pie","tupdate":0}"#),
+        "topology.bottleneck.queue.tupdate: must be positive"
+    );
+    let e = load(r#"{"kind":"codel","targett":"5ms"}"#);
+    assert!(
+        e.starts_with("topology.bottleneck.queue.targett: unknown field `targett`"),
+        "{e}"
+    );
+    let e = load(r#"{"kind":"sfq"}"#);
+    assert!(e.contains(r#""red", "codel", "pie", "fq_codel""#), "{e}");
+}
