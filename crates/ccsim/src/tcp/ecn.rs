@@ -25,7 +25,6 @@
 
 use super::cc::{CaEvent, CaState, CongestionControl};
 use super::sender::Sender;
-use super::Io;
 use crate::packet::{flags, Ecn, Packet};
 
 /// The sender's ECN state.
@@ -90,7 +89,7 @@ impl Sender {
     }
 
     /// An ACK carrying ECE on a connection using ECN.
-    pub(super) fn on_ece(&mut self, io: &mut Io) {
+    pub(super) fn on_ece(&mut self) {
         if self.st.ca_state != CaState::Open {
             return;
         }
@@ -101,7 +100,6 @@ impl Sender {
         self.ecn.cwr_high = self.high;
         self.stats.ecn_reductions += 1;
         self.ecn_window_reduced();
-        self.trace(io);
     }
 }
 
@@ -172,6 +170,7 @@ mod tests {
     use crate::packet::{Kind, PacketArena, PktId};
     use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
+    use crate::tcp::Io;
     use crate::time::SimTime;
     use crate::trace::Recorder;
 

@@ -313,7 +313,7 @@ impl Sender {
             self.on_dupack(io);
         }
         if ece {
-            self.on_ece(io);
+            self.on_ece();
         }
         self.try_send(io);
         self.trace(io);
