@@ -13,7 +13,6 @@ use crate::net::routing::Routes;
 use crate::queue::{DropTail, Queue};
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::cc::{Cc, Reno};
-use crate::tcp::ecn::EcnEcho;
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{Rate, SimTime};
 use crate::trace::Recorder;
@@ -516,7 +515,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     sack_blocks: p.sack_blocks,
                     dscp: p.dscp,
                     size,
-                    ecn: EcnEcho::new(p.receiver_ecn, p.handshake),
+                    ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake),
                 };
                 info.push(FlowInfo {
                     name: name.to_string(),
