@@ -4,7 +4,7 @@ import copy
 
 import pytest
 from ccsim import ScenarioError, parse_value, set_path
-from ccsim.overrides import parse_path
+from ccsim.overrides import Filter, parse_path
 
 
 @pytest.fixture
@@ -179,3 +179,30 @@ def test_star_values_are_not_shared(scenario):
     set_path(scenario, "flows.*.tcp", {"cc": "reno"})
     set_path(scenario, "flows.tcp1.tcp.cc", "cubic")
     assert [f["tcp"]["cc"] for f in scenario["flows"]] == ["cubic", "reno", "reno"]
+
+
+def test_filter_selects_matching_elements(scenario):
+    assert parse_path("flows[kind=tcp].tcp.cc") == ["flows", Filter("kind", "tcp"), "tcp", "cc"]
+    set_path(scenario, "flows[kind=tcp].tcp.cc", "cubic")
+    assert [f.get("tcp") for f in scenario["flows"]] == [{"cc": "cubic"}, {"cc": "cubic"}, None]
+    # Values compare as text or as TOML values; a dot inside brackets does not split the path.
+    set_path(scenario, "topology.bottleneck.queue", {"limit": 5})
+    d = {"xs": [{"n": 2, "name": "a.b"}, {"n": 3, "name": "c"}]}
+    set_path(d, "xs[n=2].v", 1)
+    set_path(d, "xs[name=a.b].w", 2)
+    assert d["xs"] == [{"n": 2, "name": "a.b", "v": 1, "w": 2}, {"n": 3, "name": "c"}]
+
+
+def test_filter_without_match_names_the_values_there(scenario):
+    with pytest.raises(ScenarioError) as e:
+        set_path(scenario, "flows[kind=udp].start", 1)
+    assert e.value.path == "flows[kind=udp]"
+    assert "values of 'kind' there: 'cbr', 'tcp'" in e.value.message
+    with pytest.raises(ScenarioError) as e:
+        set_path(scenario, "flows[colour=red].start", 1)
+    assert "no element has a 'colour' key" in e.value.message
+    with pytest.raises(ScenarioError) as e:
+        set_path(scenario, "topology[kind=dumbbell].pairs", 1)
+    assert "is a table, not a list, so [kind=dumbbell] does not apply" in e.value.message
+    with pytest.raises(ScenarioError):
+        parse_path("flows[kind=].x")

@@ -4,6 +4,8 @@
 >>> result = ccsim.run("scenarios/example.toml", overrides={"flows.tcp1.tcp.cc": "reno"})
 >>> result.flows[["flow", "goodput_bps"]]
 >>> result.trace("cwnd")
+>>> df = ccsim.sweep("scenarios/sweeps/dumbbell-queue.toml", output="results/q")
+>>> ccsim.aggregate(df, metrics=["goodput_bps"])
 
 Scenarios are TOML files, dicts, or the builders below; all produce the structure the Rust
 schema reads (``ccsim schema`` prints it as JSON Schema).
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ScenarioError
+from .errors import ScenarioError, SweepError, SweepFailed
 from .metrics import jain_index, jain_over_time, utilisation
 from .overrides import parse_value, set_path
 from .result import Result, SeriesNotRecorded
@@ -40,6 +42,9 @@ from .scenario import (
     default_scenario,
     load,
 )
+from .stats import aggregate
+from .sweep_run import PointDone, sweep
+from .sweep_spec import Sweep, load_sweep
 
 
 def _find_version() -> str:
@@ -83,22 +88,29 @@ __all__ = [
     "LossList",
     "Outage",
     "Pie",
+    "PointDone",
     "Red",
     "Result",
     "Scenario",
     "ScenarioError",
     "SeriesNotRecorded",
+    "Sweep",
+    "SweepError",
+    "SweepFailed",
     "TcpFlow",
     "Trace",
     "__version__",
+    "aggregate",
     "default_scenario",
     "jain_index",
     "jain_over_time",
     "load",
+    "load_sweep",
     "parse_value",
     "run",
     "schema",
     "set_path",
+    "sweep",
     "utilisation",
     "validate",
 ]

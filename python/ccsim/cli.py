@@ -1,4 +1,4 @@
-"""The ``ccsim`` command: run, validate, schema."""
+"""The ``ccsim`` command: run, validate, sweep, schema."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _native
+from .cli_sweep import add_sweep_parser
 from .errors import ScenarioError
 from .overrides import parse_value
 from .runner import run, validate
@@ -119,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("file", metavar="FILE.toml", help="scenario file")
     scenario_options(v)
     v.set_defaults(func=cmd_validate)
+
+    add_sweep_parser(sub)
 
     s = sub.add_parser("schema", help="print the scenario JSON Schema")
     s.set_defaults(func=cmd_schema)

@@ -1,4 +1,4 @@
-"""The one exception users see for a bad scenario."""
+"""The exceptions users see: a bad scenario, a bad sweep, a sweep whose points failed."""
 
 from __future__ import annotations
 
@@ -29,3 +29,35 @@ class ScenarioError(ValueError):
             return cls(args[0], args[1])
         # Defensive: a core built against an older contract may carry a single message.
         return cls("", " ".join(str(a) for a in args) or type(exc).__name__)
+
+
+class SweepError(ScenarioError):
+    """A sweep that cannot start: a bad sweep file or argument, or invalid points.
+
+    ``invalid`` lists the points whose scenarios failed validation (each an
+    ``InvalidPoint`` with the point's axis values, the error path and message); it is empty
+    when the sweep description itself is wrong.
+    """
+
+    def __init__(self, path: str, message: str, invalid: tuple = ()):
+        super().__init__(path, message)
+        self.invalid = list(invalid)
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.message, tuple(self.invalid)))
+
+
+class SweepFailed(RuntimeError):
+    """Some points of a sweep failed while running, or did not run (a worker died).
+
+    The points that finished are kept (on disk when the sweep has an output directory, so a
+    rerun computes only the rest). ``frame``: the requested table for the finished points;
+    ``failures``: one row per failed point (axis values, seed, error); ``missing``: how many
+    points did not run.
+    """
+
+    def __init__(self, message: str, frame=None, failures=None, missing: int = 0):
+        super().__init__(message)
+        self.frame = frame
+        self.failures = failures
+        self.missing = missing

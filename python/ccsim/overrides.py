@@ -1,9 +1,11 @@
 """Changing one value deep inside a scenario dict: ``--set`` on the command line and sweeps.
 
 A path is dot-separated segments. On a list a segment is an index (``flows[2]`` or
-``flows.2``), ``*`` (every element) or a name (the element whose ``"name"`` equals it, e.g.
-``flows.tcp1.tcp.cc``). On a table it is a key; missing intermediate tables are created, so
-``flows.tcp1.tcp.cc`` works on a flow that has no ``tcp`` table yet.
+``flows.2``), ``*`` (every element), a name (the element whose ``"name"`` equals it, e.g.
+``flows.tcp1.tcp.cc``) or a filter ``[key=value]`` (every element whose ``key`` equals
+``value``, e.g. ``flows[kind=tcp].tcp.cc``, which leaves CBR flows alone). On a table it is a
+key; missing intermediate tables are created, so ``flows.tcp1.tcp.cc`` works on a flow that has
+no ``tcp`` table yet.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import copy
 import datetime
 import re
 import sys
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from .errors import ScenarioError
 
@@ -25,22 +27,46 @@ STAR = "*"
 # A segment is a key (anything but dots and brackets) followed by any number of [index] parts.
 _SEGMENT = re.compile(r"([^.\[\]]*)((?:\[[^\[\]]*\])*)")
 _INDEX = re.compile(r"\[([^\[\]]*)\]")
+# Segments are split at dots outside brackets, so a filter value may hold a dot ([name=a.b]).
+_DOT_OUTSIDE_BRACKETS = re.compile(r"\.(?![^\[]*\])")
 
-Token = Union[str, int]  # str: key, name or "*"; int: an index written in brackets
+
+class Filter(NamedTuple):
+    """``[key=value]``: the elements of a list whose ``key`` equals ``value``."""
+
+    key: str
+    value: str
+
+    def matches(self, item: Any) -> bool:
+        if not isinstance(item, dict) or self.key not in item:
+            return False
+        have = item[self.key]
+        # Compared as text and as a TOML value, so [kind=tcp] and [pairs=2] both read naturally.
+        return have == self.value or (
+            not isinstance(have, bool) and have == parse_value(self.value)
+        )
+
+    def __str__(self) -> str:
+        return f"[{self.key}={self.value}]"
+
+
+# str: key, name or "*"; int: an index written in brackets; Filter: [key=value]
+Token = Union[str, int, Filter]
 
 
 def parse_path(path: str) -> list[Token]:
     """Splits ``"flows[2].tcp.cc"`` into ``["flows", 2, "tcp", "cc"]``.
 
-    Bracketed parts must be indices or ``*``; dotted parts stay strings (``"2"`` is resolved to
-    an index only when it meets a list, since on a table it is an ordinary key).
+    Bracketed parts must be indices, ``*`` or ``key=value`` filters; dotted parts stay strings
+    (``"2"`` is resolved to an index only when it meets a list, since on a table it is an
+    ordinary key).
     """
     if not path or path.strip() != path:
         raise ScenarioError(
             path, "invalid path: expected dot-separated keys such as flows.tcp1.tcp.cc"
         )
     tokens: list[Token] = []
-    for part in path.split("."):
+    for part in _DOT_OUTSIDE_BRACKETS.split(path):
         m = _SEGMENT.fullmatch(part)
         if m is None or (not m.group(1) and not m.group(2)):
             raise ScenarioError(
@@ -53,9 +79,19 @@ def parse_path(path: str) -> list[Token]:
                 tokens.append(STAR)
             elif inner.isdigit():
                 tokens.append(int(inner))
+            elif _is_filter(inner):
+                key, _, value = inner.partition("=")
+                tokens.append(Filter(key.strip(), value.strip()))
             else:
-                raise ScenarioError(path, f"invalid index [{inner}]: expected a number or *")
+                raise ScenarioError(
+                    path, f"invalid index [{inner}]: expected a number, * or key=value"
+                )
     return tokens
+
+
+def _is_filter(inner: str) -> bool:
+    key, sep, value = inner.partition("=")
+    return bool(sep and key.strip() and value.strip())
 
 
 def _describe(value: Any) -> str:
@@ -63,7 +99,13 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _bracketed(token: int | Filter) -> str:
+    return str(token) if isinstance(token, Filter) else f"[{token}]"
+
+
 def _join(prefix: str, token: Token) -> str:
+    if isinstance(token, Filter):
+        return f"{prefix}{token}"
     if isinstance(token, int):
         return f"{prefix}[{token}]"
     return f"{prefix}.{token}" if prefix else str(token)
@@ -99,10 +141,32 @@ def _list_index(items: list, token: Token, where: str) -> int:
     )
 
 
+def _filtered(items: list, token: Filter, where: str) -> list[int]:
+    """Indices of the elements a filter selects; raises naming the values there if none."""
+    hits = [i for i, it in enumerate(items) if token.matches(it)]
+    if hits:
+        return hits
+    values = sorted(
+        {repr(it[token.key]) for it in items if isinstance(it, dict) and token.key in it}
+    )
+    if values:
+        there = f"values of {token.key!r} there: {', '.join(values)}"
+    else:
+        there = f"no element has a {token.key!r} key"
+    raise ScenarioError(
+        _join(where, token), f"no element of {where} has {token.key} = {token.value!r} ({there})"
+    )
+
+
 def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
     token, rest = tokens[0], tokens[1:]
     if isinstance(node, list):
-        indices = range(len(node)) if token == STAR else [_list_index(node, token, where)]
+        if token == STAR:
+            indices: Any = range(len(node))
+        elif isinstance(token, Filter):
+            indices = _filtered(node, token, where)
+        else:
+            indices = [_list_index(node, token, where)]
         for i in indices:
             if rest:
                 _set(node[i], rest, value, _join(where, i))
@@ -112,8 +176,8 @@ def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
                 node[i] = copy.deepcopy(value)
         return
     if isinstance(node, dict):
-        if token == STAR or isinstance(token, int):
-            shown = "[*]" if token == STAR else f"[{token}]"
+        if token == STAR or isinstance(token, (int, Filter)):
+            shown = "[*]" if token == STAR else _bracketed(token)
             keys = ", ".join(map(str, node)) or "nothing"
             raise ScenarioError(
                 where,
@@ -125,7 +189,7 @@ def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
             node[token] = copy.deepcopy(value)
             return
         if token not in node:
-            if isinstance(rest[0], int) or rest[0] == STAR:
+            if isinstance(rest[0], (int, Filter)) or rest[0] == STAR:
                 raise ScenarioError(here, f"{here} does not exist, so it cannot be indexed")
             node[token] = {}
         _set(node[token], rest, value, here)

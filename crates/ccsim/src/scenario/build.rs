@@ -12,7 +12,6 @@ use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
 use crate::queue::{DropTail, Queue};
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
-use crate::tcp::cc::{Cc, Reno};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{Rate, SimTime};
 use crate::trace::Recorder;
@@ -503,9 +502,13 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let (start, stop) = times(&t.start, &t.stop, &path, end)?;
                 let p = sc.defaults.resolve_tcp(&t.tcp);
                 check_tcp(&p, &format!("{path}.tcp"))?;
-                let cc = match p.cc {
-                    CcName::Reno => Cc::Reno(Reno),
-                };
+                let cc =
+                    p.cc.build(sc.defaults)
+                        .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
+                let slow_start = p
+                    .slow_start
+                    .resolve()
+                    .or_else(|(field, m)| err(format!("{path}.tcp.slow_start.{field}"), m))?;
                 let size = t.size.map(|b| b.0);
                 let rc = ReceiverConfig {
                     header_bytes: p.header_bytes,
@@ -524,11 +527,11 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     dst,
                     start,
                     stop,
-                    cc: format!("{:?}", p.cc).to_lowercase(),
+                    cc: p.cc.name().to_string(),
                     recovery: format!("{:?}", p.recovery).to_lowercase(),
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
-                let sender = Sender::new(id, src, dst, p, cc, size);
+                let sender = Sender::new(id, src, dst, p, cc, slow_start, size);
                 flows.push(FlowSlot::Tcp(Box::new(TcpConn { sender, receiver })));
             }
             Flow::Cbr(c) => {

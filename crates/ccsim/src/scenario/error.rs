@@ -89,13 +89,32 @@ pub(crate) fn nested<T: DeserializeOwned, E: de::Error>(v: Value) -> Result<T, E
 }
 
 /// Implements `Deserialize` for an enum written in scenarios as a table with `kind = "..."`.
+/// With `shorthand`, a bare string `"name"` also stands for `{ kind = "name" }`.
 macro_rules! tagged_enum {
+    ($enum:ident, $what:literal, shorthand, { $($tag:literal => $variant:ident),* $(,)? }) => {
+        $crate::scenario::error::tagged_enum!(@impl $enum, $what, true, { $($tag => $variant),* });
+    };
     ($enum:ident, $what:literal, { $($tag:literal => $variant:ident),* $(,)? }) => {
+        $crate::scenario::error::tagged_enum!(@impl $enum, $what, false, { $($tag => $variant),* });
+    };
+    (@impl $enum:ident, $what:literal, $short:literal, { $($tag:literal => $variant:ident),* }) => {
         impl<'de> serde::Deserialize<'de> for $enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error as _;
-                let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
                 let accepted = [$(concat!("\"", $tag, "\"")),*].join(", ");
+                let mut named = false;
+                let mut map = match serde_json::Value::deserialize(d)? {
+                    serde_json::Value::Object(m) => m,
+                    serde_json::Value::String(s) if $short => {
+                        named = true;
+                        let mut m = serde_json::Map::new();
+                        m.insert("kind".into(), serde_json::Value::String(s));
+                        m
+                    }
+                    other => return Err(D::Error::custom(format!(
+                        "invalid {} {}: expected {}a table with `kind` = one of {}",
+                        $what, other, if $short { "a name or " } else { "" }, accepted))),
+                };
                 let kind = match map.remove("kind") {
                     Some(serde_json::Value::String(s)) => s,
                     Some(_) => return Err($crate::scenario::error::err_at(
@@ -105,8 +124,11 @@ macro_rules! tagged_enum {
                 };
                 match kind.as_str() {
                     $($tag => Ok($enum::$variant($crate::scenario::error::nested(serde_json::Value::Object(map))?)),)*
-                    other => Err($crate::scenario::error::err_at(
-                        "kind", format!("unknown {} \"{}\": expected one of {}", $what, other, accepted))),
+                    other => {
+                        let msg = format!("unknown {} \"{}\": expected one of {}", $what, other, accepted);
+                        // A bare name is located at the value itself, a table at its `kind`.
+                        Err(if named { D::Error::custom(msg) } else { $crate::scenario::error::err_at("kind", msg) })
+                    }
                 }
             }
         }

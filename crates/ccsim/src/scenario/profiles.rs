@@ -19,6 +19,7 @@
 //! | ack_counting       | segments (RFC 3465)        | acks (`opencwnd` per ACK)   | acks (RFC 5681 eqs. 2–3)     |
 //! | recovery           | sack                       | newreno                     | sack (RFC 6675)              |
 //! | cc                 | reno                       | reno                        | reno                         |
+//! | slow_start         | standard                   | standard                    | standard                     |
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
 //!
@@ -26,13 +27,16 @@
 //!
 //! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2.
 
-use super::schema::{AckCounting, CcName, InitialWindow, Profile, Recovery, RtoFloor, TcpSpec};
+use super::schema::{AckCounting, InitialWindow, Profile, Recovery, RtoFloor, TcpSpec};
+use crate::tcp::cc::{CcSpec, RenoConfig};
+use crate::tcp::slow_start::SlowStartSpec;
 use crate::time::SimTime;
 
 /// Fully resolved TCP settings of one connection.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpParams {
-    pub cc: CcName,
+    pub cc: CcSpec,
+    pub slow_start: SlowStartSpec,
     pub recovery: Recovery,
     pub mss: u32,
     pub header_bytes: u32,
@@ -71,7 +75,8 @@ impl Profile {
     pub fn tcp_defaults(self) -> TcpParams {
         match self {
             Profile::Linux => TcpParams {
-                cc: CcName::Reno,
+                cc: CcSpec::Reno(RenoConfig {}),
+                slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Sack,
                 mss: 1448,
                 header_bytes: 52,
@@ -96,7 +101,8 @@ impl Profile {
                 receiver_ecn: true,
             },
             Profile::Ns2 => TcpParams {
-                cc: CcName::Reno,
+                cc: CcSpec::Reno(RenoConfig {}),
+                slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Newreno,
                 mss: 1000,
                 header_bytes: 40,
@@ -121,7 +127,8 @@ impl Profile {
                 receiver_ecn: true,
             },
             Profile::Rfc => TcpParams {
-                cc: CcName::Reno,
+                cc: CcSpec::Reno(RenoConfig {}),
+                slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Sack,
                 mss: 1460,
                 header_bytes: 40,
@@ -163,8 +170,11 @@ impl Profile {
         let d = |x: &Option<crate::scenario::units::Duration>, def: SimTime| {
             x.map(|v| v.0).unwrap_or(def)
         };
-        if let Some(v) = spec.cc {
-            p.cc = v;
+        if let Some(v) = &spec.cc {
+            p.cc = v.clone();
+        }
+        if let Some(v) = &spec.slow_start {
+            p.slow_start = v.clone();
         }
         if let Some(v) = spec.recovery {
             p.recovery = v;

@@ -10,6 +10,8 @@ use serde::Deserialize;
 pub use super::aqm::{CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec};
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
+use crate::tcp::cc::CcSpec;
+use crate::tcp::slow_start::SlowStartSpec;
 
 fn default_name() -> String {
     "scenario".to_string()
@@ -299,9 +301,13 @@ pub struct CbrFlow {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    /// Congestion-control algorithm.
+    /// Congestion-control algorithm: a name, or a table with `kind` and its parameters.
     #[serde(default)]
-    pub cc: Option<CcName>,
+    pub cc: Option<CcSpec>,
+    /// Slow-start rule: "standard", "limited" (RFC 3742), "ass2" | "ass3" | "ass4" (Advanced
+    /// Slow Start), or a table with `kind` and `max_ssthresh`.
+    #[serde(default)]
+    pub slow_start: Option<SlowStartSpec>,
     /// Loss recovery.
     #[serde(default)]
     pub recovery: Option<Recovery>,
@@ -367,13 +373,6 @@ pub struct TcpSpec {
     /// Whether the receiver accepts ECN (false models a non-ECN peer). Default true.
     #[serde(default)]
     pub receiver_ecn: Option<bool>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CcName {
-    /// RFC 5681 AIMD.
-    Reno,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -6,10 +6,10 @@
 //!
 //! Sender (§6.1.2, §6.1.4–6.1.5): new data is ECT(0); retransmissions, SYNs and pure ACKs are
 //! Not-ECT, so a router drops rather than marks them. An ACK with ECE in the Open state reduces
-//! the window once, through the congestion-control algorithm's own `ssthresh` (Reno halves;
-//! `cwnd = ssthresh` at once, as ns-2 and RFC 3168 describe), enters `CaState::Cwr` until the
-//! data outstanding at that moment is acknowledged (Linux's `high_seq`), and sets CWR on the
-//! next new data packet. ECE during Cwr, fast recovery or after a timeout causes no second
+//! the window once, to the threshold a loss would set (the congestion-control algorithm's own
+//! `ssthresh`, or the slow-start rule's decrease factor; Reno halves), with `cwnd = ssthresh`
+//! at once as ns-2 and RFC 3168 describe; it enters `CaState::Cwr` until data sent after the
+//! reduction is acknowledged, and sets CWR on the next new data packet. ECE during Cwr, fast recovery or after a timeout causes no second
 //! reduction (the window was already cut for that window of data), and a loss detected while
 //! in Cwr does not cut ssthresh again (Linux `tcp_enter_recovery`). ACKs with ECE do not grow
 //! the window. CWR is also set after a reduction for a loss or timeout (§6.1.2).
@@ -93,7 +93,8 @@ impl Sender {
         if self.st.ca_state != CaState::Open {
             return;
         }
-        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        // RFC 3168 §6.1.2: respond as to a single loss — the same threshold a loss would set.
+        self.st.ssthresh = self.loss_ssthresh();
         self.st.cwnd = self.st.ssthresh;
         self.cc.cwnd_event(&mut self.st, CaEvent::EcnEcho);
         self.set_ca_state(CaState::Cwr);
@@ -170,6 +171,7 @@ mod tests {
     use crate::packet::{Kind, PacketArena, PktId};
     use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
+    use crate::tcp::slow_start::SlowStart;
     use crate::tcp::Io;
     use crate::time::SimTime;
     use crate::trace::Recorder;
@@ -234,7 +236,7 @@ mod tests {
             p.ecn = true;
             p.initial_window = 20;
             let mut r = Rig {
-                s: Sender::new(0, 0, 1, p, Cc::Reno(Reno), None),
+                s: Sender::new(0, 0, 1, p, Cc::Reno(Reno), SlowStart::Standard, None),
                 arena: PacketArena::default(),
                 out: vec![],
                 rec: Recorder::default(),

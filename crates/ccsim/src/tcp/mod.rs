@@ -13,6 +13,7 @@ mod recovery;
 mod rtt;
 mod sack;
 pub mod sender;
+pub mod slow_start;
 pub mod timer;
 
 pub use receiver::{Receiver, ReceiverConfig};

@@ -46,7 +46,7 @@ impl Sender {
         // A window already cut for an ECN echo is not cut again for a loss in it (RFC 3168
         // §6.1.2 "at most once per window"; Linux `tcp_enter_recovery`).
         if self.st.ca_state != CaState::Cwr {
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.ssthresh = self.loss_ssthresh();
         }
         self.ecn_window_reduced();
         self.recover = Some(self.high);

@@ -95,7 +95,7 @@ impl Sender {
             }
             pipe += 1;
         }
-        self.st.flight = self.high - self.una;
+        self.sync_seq();
     }
 
     /// NextSeg() (RFC 6675 §4): the segment to send next and whether it is the rescue.

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
 use super::ecn::{self, EcnSender};
 use super::rtt::RttEstimator;
+use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, Kind, Packet};
@@ -79,7 +80,15 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(flow: u32, node: u32, peer: u32, p: TcpParams, cc: Cc, size: Option<u64>) -> Sender {
+    pub fn new(
+        flow: u32,
+        node: u32,
+        peer: u32,
+        p: TcpParams,
+        cc: Cc,
+        slow_start: SlowStart,
+        size: Option<u64>,
+    ) -> Sender {
         let mss = p.mss;
         let total = match size {
             Some(b) => b.div_ceil(mss as u64),
@@ -100,6 +109,9 @@ impl Sender {
             srtt: SimTime::ZERO,
             min_rtt: SimTime::MAX,
             now: SimTime::ZERO,
+            snd_una: 0,
+            snd_nxt: 0,
+            slow_start,
         };
         let rtt = RttEstimator::new(
             p.initial_rto,
@@ -277,7 +289,23 @@ impl Sender {
             self.transmit(seg, io);
             self.nxt += 1;
         }
+        self.sync_seq();
+    }
+
+    /// Mirrors SND.UNA, the highest sequence sent and FlightSize into the shared state.
+    pub(super) fn sync_seq(&mut self) {
         self.st.flight = self.high - self.una;
+        self.st.snd_una = self.una;
+        self.st.snd_nxt = self.high;
+    }
+
+    /// The slow-start threshold after a loss: the slow-start rule's own (Advanced Slow
+    /// Start's decrease factors) or the algorithm's.
+    pub(super) fn loss_ssthresh(&self) -> f64 {
+        self.st
+            .slow_start
+            .loss_ssthresh(self.st.cwnd)
+            .unwrap_or_else(|| self.cc.ssthresh(&self.st))
     }
 
     /// An ACK (or SYN-ACK) arrived.
@@ -364,7 +392,7 @@ impl Sender {
         self.una = ack;
         self.nxt = self.nxt.max(ack);
         self.high_rxt = self.high_rxt.max(ack);
-        self.st.flight = self.high - self.una;
+        self.sync_seq();
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it —
         // except that NewReno in recovery restarts it only on the first partial ACK (RFC 6582).
         let in_newreno_recovery =
@@ -379,6 +407,7 @@ impl Sender {
             AckCounting::Acks => 1.0,
         };
         let sample = AckSample {
+            segments: acked,
             acked: counted,
             rtt,
             ece,
@@ -423,7 +452,7 @@ impl Sender {
         // RFC 5681 §3.1: ssthresh is cut only on the first timeout of a segment, not when the
         // timer fires again for a segment it already retransmitted.
         if self.rtt.backoff() == 0 {
-            self.st.ssthresh = self.cc.ssthresh(&self.st);
+            self.st.ssthresh = self.loss_ssthresh();
         }
         self.cc.cwnd_event(&mut self.st, CaEvent::Timeout);
         self.set_ca_state(CaState::Loss);

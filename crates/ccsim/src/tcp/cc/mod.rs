@@ -11,9 +11,13 @@
 
 pub mod reno;
 
+use schemars::JsonSchema;
+
+use crate::scenario::schema::Profile;
+use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
-pub use reno::Reno;
+pub use reno::{Reno, RenoConfig};
 
 /// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,6 +63,12 @@ pub struct TcpState {
     /// Smallest RTT sample seen.
     pub min_rtt: SimTime,
     pub now: SimTime,
+    /// Oldest unacknowledged segment (SND.UNA) and one past the highest segment sent
+    /// (Linux's `snd_nxt`), in segments: marks round trips (Vegas's `beg_snd_nxt`).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// The connection's slow-start rule, applied by [`slow_start`].
+    pub slow_start: SlowStart,
 }
 
 impl TcpState {
@@ -70,6 +80,8 @@ impl TcpState {
 /// What one ACK that acknowledged new data tells the algorithm.
 #[derive(Copy, Clone, Debug)]
 pub struct AckSample {
+    /// Segments newly acknowledged by the cumulative ACK, whatever the counting rule.
+    pub segments: u64,
     /// Segments newly acknowledged: counts segments (RFC 3465 byte counting, Linux) or is at
     /// most 1 per ACK (RFC 5681 equations 2–3, ns-2), per the connection's `ack_counting`.
     pub acked: f64,
@@ -112,6 +124,37 @@ pub trait CongestionControl {
     }
 }
 
+/// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
+/// Each algorithm's parameters are its own typed config, defaults documented at the source.
+#[derive(Debug, Clone, PartialEq, JsonSchema)]
+#[schemars(tag = "kind")]
+pub enum CcSpec {
+    /// RFC 5681 AIMD.
+    #[schemars(rename = "reno")]
+    Reno(RenoConfig),
+}
+crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
+    "reno" => Reno,
+});
+
+impl CcSpec {
+    /// The algorithm's name as scenarios spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcSpec::Reno(_) => "reno",
+        }
+    }
+
+    /// The algorithm, with the defaults of `profile` for what the config leaves out, or the
+    /// field and message of an invalid parameter.
+    pub fn build(&self, profile: Profile) -> Result<Cc, (&'static str, String)> {
+        let _ = profile;
+        Ok(match self {
+            CcSpec::Reno(_) => Cc::Reno(Reno),
+        })
+    }
+}
+
 /// Every algorithm, dispatched statically.
 #[derive(Clone, Debug)]
 pub enum Cc {
@@ -150,13 +193,18 @@ impl CongestionControl for Cc {
     }
 }
 
-/// Slow start (Linux `tcp_slow_start`): grow by `acked` segments but not past ssthresh;
-/// returns the part of `acked` left over for congestion avoidance.
+/// Slow start (Linux `tcp_slow_start`): grow by what the connection's slow-start rule gives
+/// for `acked` segments, but not past ssthresh; returns the part of `acked` left over for
+/// congestion avoidance.
 pub fn slow_start(st: &mut TcpState, acked: f64) -> f64 {
-    let cwnd = (st.cwnd + acked).min(st.ssthresh.max(st.cwnd));
-    let used = cwnd - st.cwnd;
+    let inc = st.slow_start.increment(st.cwnd, acked);
+    if inc <= 0.0 {
+        return 0.0;
+    }
+    let cwnd = (st.cwnd + inc).min(st.ssthresh.max(st.cwnd));
+    let used = (cwnd - st.cwnd) / inc;
     st.cwnd = cwnd;
-    (acked - used).max(0.0)
+    (acked * (1.0 - used)).max(0.0)
 }
 
 /// Additive increase of one segment per `w` segments acknowledged (Linux `tcp_cong_avoid_ai`,
@@ -177,5 +225,18 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
         srtt: SimTime::ZERO,
         min_rtt: SimTime::ZERO,
         now: SimTime::ZERO,
+        snd_una: 0,
+        snd_nxt: cwnd as u64,
+        slow_start: SlowStart::Standard,
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn test_ack(acked: f64, rtt_ms: Option<u64>) -> AckSample {
+    AckSample {
+        segments: acked as u64,
+        acked,
+        rtt: rtt_ms.map(SimTime::from_millis),
+        ece: false,
     }
 }

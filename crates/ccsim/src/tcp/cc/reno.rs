@@ -6,7 +6,15 @@
 //! 5681 equation 4, which halves FlightSize) the window halved is cwnd, capped by the receiver
 //! window as ns-2's `min(cwnd, window_)`.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use super::{cong_avoid_ai, slow_start, AckSample, CongestionControl, TcpState};
+
+/// Reno has no parameters.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenoConfig {}
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;
@@ -35,11 +43,7 @@ mod tests {
     use super::*;
 
     fn ack(acked: f64) -> AckSample {
-        AckSample {
-            acked,
-            rtt: None,
-            ece: false,
-        }
+        super::super::test_ack(acked, None)
     }
 
     #[test]

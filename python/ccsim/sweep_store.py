@@ -1,0 +1,120 @@
+"""A sweep's output directory: one file per finished point, keyed by a hash of its scenario.
+
+Layout of ``DIR``::
+
+    sweep.json                  what the last run asked for: axes, seeds, every point's key
+    points/<key>.parquet        a finished point's flows table; its record (axis values, seed,
+                                wall time, run facts, the scenario) in the Parquet metadata
+    points/<key>.queues.parquet the same point's queues table
+    points/<key>.error.json     a point that failed while running, with the error
+
+The per-point files are the truth: a point is done when ``<key>.parquet`` exists. Each file is
+written to a temporary name and renamed into place (atomic on POSIX and Windows), so a process
+killed mid-write never leaves a half file that a rerun would take for a result. The queues
+table is written before the flows table, so a done point always has both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .runner import _json_default
+
+FORMAT = 1  # of the per-point record; bump if its meaning changes
+META_KEY = b"ccsim.point"
+
+
+def canonical_json(d: dict[str, Any]) -> str:
+    """Sorted keys, no whitespace: equal scenarios give equal text, whatever the key order."""
+    return json.dumps(
+        d, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_json_default
+    )
+
+
+def point_key(text: str, version: str) -> str:
+    """SHA-256 of the ccsim version and a point's canonical scenario JSON.
+
+    The version stands in for the defaults profiles: the core resolves left-out settings, and
+    no call returns the resolved scenario, so the version pins what they resolve to.
+    """
+    h = hashlib.sha256()
+    h.update(f"ccsim {version}\n".encode())
+    h.update(text.encode())
+    return h.hexdigest()
+
+
+def _atomic(path: Path, write) -> None:
+    """Calls ``write(tmp_path)``, then renames the temporary file to ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _table(df: pd.DataFrame, record: dict[str, Any] | None) -> pa.Table:
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if record is not None:
+        meta = dict(table.schema.metadata or {})
+        meta[META_KEY] = json.dumps(record, default=_json_default, allow_nan=True).encode()
+        table = table.replace_schema_metadata(meta)
+    return table
+
+
+class Store:
+    """The per-point files under ``directory/points``."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.root = Path(directory)
+        self.points = self.root / "points"
+
+    def create(self) -> None:
+        self.points.mkdir(parents=True, exist_ok=True)
+
+    def flows_path(self, key: str) -> Path:
+        return self.points / f"{key}.parquet"
+
+    def queues_path(self, key: str) -> Path:
+        return self.points / f"{key}.queues.parquet"
+
+    def error_path(self, key: str) -> Path:
+        return self.points / f"{key}.error.json"
+
+    def done(self, key: str) -> bool:
+        return self.flows_path(key).is_file()
+
+    def save_ok(
+        self, key: str, record: dict[str, Any], flows: pd.DataFrame, queues: pd.DataFrame
+    ) -> None:
+        q, f = _table(queues, None), _table(flows, record)
+        _atomic(self.queues_path(key), lambda tmp: pq.write_table(q, tmp))
+        _atomic(self.flows_path(key), lambda tmp: pq.write_table(f, tmp))
+        self.error_path(key).unlink(missing_ok=True)  # an earlier failure is now superseded
+
+    def save_failed(self, key: str, record: dict[str, Any]) -> None:
+        text = json.dumps(record, indent=2, default=_json_default, allow_nan=True) + "\n"
+        _atomic(self.error_path(key), lambda tmp: Path(tmp).write_text(text))
+
+    def load(self, key: str) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
+        """A done point's record, flows and queues tables."""
+        table = pq.read_table(self.flows_path(key))
+        record = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+        queues = pq.read_table(self.queues_path(key)).to_pandas()
+        return record, table.to_pandas(), queues
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        text = json.dumps(manifest, indent=1, default=_json_default, allow_nan=True) + "\n"
+        _atomic(self.root / "sweep.json", lambda tmp: Path(tmp).write_text(text))
