@@ -16,12 +16,14 @@ FLOW_COLUMNS = [
     "flow", "kind", "src", "dst", "cc", "recovery", "start_s", "end_s", "bytes_sent",
     "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped", "goodput_bps",
     "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s", "rtt_min_s",
-    "rtt_max_s", "rtt_samples", "completion_s", "cwnd_final",
+    "rtt_max_s", "rtt_samples", "completion_s", "cwnd_final", "ecn", "ecn_reductions",
+    "ce_marks", "owd_mean_s", "owd_max_s",
 ]  # fmt: skip
 QUEUE_COLUMNS = [
     "link", "from", "to", "rate_bps", "arrivals", "departures", "drops_overflow", "drops_aqm",
-    "drops_loss", "marks", "bytes_departed", "avg_len_pkts", "max_len_pkts", "avg_len_bytes",
-    "max_len_bytes", "utilisation",
+    "drops_early", "drops_forced", "drops_loss", "marks", "marks_early", "marks_forced",
+    "bytes_departed", "avg_len_pkts", "max_len_pkts", "avg_len_bytes", "max_len_bytes",
+    "utilisation",
 ]  # fmt: skip
 
 

@@ -92,6 +92,13 @@ CASES = [
         ["[0, 1]"],
     ),
     (
+        "RED thresholds out of order",
+        "topology.links[0].queue",
+        {"kind": "red", "min_th": 10, "max_th": 5},
+        "topology.links[0].queue.max_th",
+        ["greater than min_th", "10"],
+    ),
+    (
         "unknown loss model",
         "topology.links[0].loss",
         {"kind": "gremlins"},

@@ -32,9 +32,13 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "recovery": ("loss-recovery state", "0 open, 1 fast recovery, 2 timeout", 1.0),
     "queue": ("queue length", "queue (packets)", 1.0),
     "queue_bytes": ("queue length", "queue (KB)", 1e-3),
+    "avg_queue": ("average queue (AQM)", "average queue (packets)", 1.0),
+    "sojourn": ("sojourn time", "sojourn (ms)", 1e3),
 }
 # Series that hold their value until the next sample (recorded on change or sampled).
-_STEPPED = {"cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes"}
+_STEPPED = {
+    "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
+}  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.
 MAX_QUEUES = 8
@@ -43,7 +47,7 @@ FIGURES = ("cwnd", "throughput", "queue")
 
 def _default_selection(name: str, frame, key: str) -> list:
     labels = list(dict.fromkeys(frame[key]))  # order of first appearance
-    if name not in ("queue", "queue_bytes"):
+    if name not in ("queue", "queue_bytes", "avg_queue", "sojourn"):
         return labels
     peak = frame.groupby(key, observed=True, sort=False)["value"].max()
     busy = peak[peak > 0].sort_values(ascending=False)

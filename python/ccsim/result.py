@@ -13,7 +13,7 @@ import pandas as pd
 
 # Which table a series' ids index, and the label column it gets in `Result.trace`.
 FLOW_SERIES = ("cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery")
-QUEUE_SERIES = ("queue", "queue_bytes")
+QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
 
 
@@ -122,8 +122,9 @@ class Result:
 
         Units: cwnd and ssthresh in segments, srtt/rto/rtt in seconds, throughput in bit/s,
         queue in packets, queue_bytes in bytes, recovery 0 (open) / 1 (fast recovery) /
-        2 (after a timeout). Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the
-        scenario's ``[trace] series`` did not include it.
+        2 (after a timeout), avg_queue in packets (RED's average), sojourn in seconds.
+        Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
+        did not include it.
         """
         try:
             return self._traces[name]

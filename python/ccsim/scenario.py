@@ -28,14 +28,18 @@ __all__ = [
     "Bernoulli",
     "CbrFlow",
     "Chain",
+    "Codel",
     "DropTail",
     "Dumbbell",
     "Explicit",
+    "FqCodel",
     "GilbertElliott",
     "Link",
     "LinkOverride",
     "LossList",
     "Outage",
+    "Pie",
+    "Red",
     "Scenario",
     "TcpFlow",
     "Trace",
@@ -94,6 +98,76 @@ class DropTail(_Builder):
 
 
 @dataclass
+class Red(_Builder):
+    """RED as ns-2.35 implements it; thresholds in packets. Unset fields take the profile's
+    defaults (see the README's queue table); ``auto`` derives min_th/max_th/q_weight from the
+    link as ns-2 does."""
+
+    kind: ClassVar[str] = "red"
+    limit: int | None = None
+    min_th: float | None = None
+    max_th: float | None = None
+    q_weight: float | None = None
+    max_p: float | None = None
+    gentle: bool | None = None
+    wait: bool | None = None
+    mode: str | None = None
+    mean_pktsize: Quantity | None = None
+    ecn: bool | None = None
+    mark_p: float | None = None
+    use_mark_p: bool | None = None
+    harddrop: bool | None = None
+    auto: bool | None = None
+
+
+@dataclass
+class Codel(_Builder):
+    """CoDel (RFC 8289): ``target`` 5 ms, ``interval`` 100 ms, ``limit`` 1000 packets."""
+
+    kind: ClassVar[str] = "codel"
+    target: Quantity | None = None
+    interval: Quantity | None = None
+    limit: int | None = None
+    mtu: Quantity | None = None
+    ecn: bool | None = None
+
+
+@dataclass
+class Pie(_Builder):
+    """PIE (RFC 8033): ``target`` 15 ms, ``tupdate`` 15 ms, ``alpha`` 0.125, ``beta`` 1.25."""
+
+    kind: ClassVar[str] = "pie"
+    target: Quantity | None = None
+    tupdate: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    max_burst: Quantity | None = None
+    limit: int | None = None
+    ecn: bool | None = None
+    mark_ecnth: float | None = None
+    bytemode: bool | None = None
+    derandomize: bool | None = None
+    dq_rate_estimator: bool | None = None
+    mtu: Quantity | None = None
+
+
+@dataclass
+class FqCodel(_Builder):
+    """FQ-CoDel (RFC 8290): 1024 ``flows``, ``quantum`` 1514 B, CoDel per flow, ECN on."""
+
+    kind: ClassVar[str] = "fq_codel"
+    flows: int | None = None
+    quantum: Quantity | None = None
+    target: Quantity | None = None
+    interval: Quantity | None = None
+    limit: int | None = None
+    memory_limit: Quantity | None = None
+    drop_batch: int | None = None
+    mtu: Quantity | None = None
+    ecn: bool | None = None
+
+
+@dataclass
 class Bernoulli(_Builder):
     """Each packet is lost independently with probability ``p``."""
 
@@ -130,7 +204,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 
@@ -248,7 +322,8 @@ class CbrFlow(_Builder):
 @dataclass
 class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
-    ``throughput``, ``recovery``, ``queue``, ``queue_bytes``) and how often."""
+    ``throughput``, ``recovery``, ``queue``, ``queue_bytes``, ``avg_queue``, ``sojourn``) and
+    how often."""
 
     series: Sequence[str]
     interval: Quantity | None = None

@@ -22,6 +22,14 @@ pub enum Ecn {
     Ce,
 }
 
+impl Ecn {
+    /// Whether the packet belongs to an ECN-capable transport: ECT(0), ECT(1), or already CE
+    /// (RFC 3168 §5: a router may "mark" a CE packet again; it stays CE).
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// TCP flag bits.
 pub mod flags {
     pub const FIN: u8 = 0x01;
@@ -96,6 +104,9 @@ pub struct Packet {
     pub xcp: Option<XcpHeader>,
     /// When the packet entered the network.
     pub created: SimTime,
+    /// When the packet joined the queue it is in (or last was in): set by the link, read by
+    /// sojourn-time AQMs (CoDel, PIE) and the `sojourn` series.
+    pub enqueued: SimTime,
 }
 
 impl Packet {
@@ -113,6 +124,7 @@ impl Packet {
             tcp: TcpHeader::default(),
             xcp: None,
             created: now,
+            enqueued: now,
         }
     }
 }

@@ -85,6 +85,11 @@ struct FlowRow {
     rtt_samples: u64,
     completion: f64,
     cwnd: f64,
+    ecn: u64,
+    ecn_reductions: u64,
+    ce_marks: u64,
+    owd_mean: f64,
+    owd_max: f64,
 }
 
 fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
@@ -125,7 +130,17 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
             .map(|t| (t - info.start).as_secs_f64())
             .unwrap_or(f64::NAN),
         cwnd: f64::NAN,
+        ecn: 0,
+        ecn_reductions: 0,
+        ce_marks: 0,
+        owd_mean: f64::NAN,
+        owd_max: f64::NAN,
     };
+    let (owd_sum, owd_max, owd_n) = sim.flow_owd[i];
+    if owd_n > 0 {
+        row.owd_mean = owd_sum / owd_n as f64;
+        row.owd_max = owd_max;
+    }
     let arrived = match &sim.flows[i] {
         FlowSlot::Tcp(t) => {
             let s = &t.sender.stats;
@@ -143,6 +158,9 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
                 row.rtt_samples = s.rtt_n;
             }
             row.cwnd = t.sender.st.cwnd;
+            row.ecn = t.sender.ecn.on as u64;
+            row.ecn_reductions = s.ecn_reductions;
+            row.ce_marks = t.receiver.ecn.ce_received;
             t.receiver.bytes_arrived
         }
         FlowSlot::Cbr(c) => {
@@ -200,6 +218,11 @@ pub fn collect(sim: &mut Simulation) -> Results {
     flows.u64("rtt_samples", u(|r| r.rtt_samples));
     flows.f64("completion_s", f(|r| r.completion));
     flows.f64("cwnd_final", f(|r| r.cwnd));
+    flows.u64("ecn", u(|r| r.ecn));
+    flows.u64("ecn_reductions", u(|r| r.ecn_reductions));
+    flows.u64("ce_marks", u(|r| r.ce_marks));
+    flows.f64("owd_mean_s", f(|r| r.owd_mean));
+    flows.f64("owd_max_s", f(|r| r.owd_max));
 
     let mut queues = Table::default();
     queues.str("link", sim.links.iter().map(|l| l.link.clone()).collect());
@@ -225,8 +248,12 @@ pub fn collect(sim: &mut Simulation) -> Results {
     queues.u64("departures", stat(|s| s.departures));
     queues.u64("drops_overflow", stat(|s| s.drops_overflow));
     queues.u64("drops_aqm", stat(|s| s.drops_aqm));
+    queues.u64("drops_early", stat(|s| s.drops_early));
+    queues.u64("drops_forced", stat(|s| s.drops_forced));
     queues.u64("drops_loss", stat(|s| s.drops_loss));
     queues.u64("marks", stat(|s| s.marks));
+    queues.u64("marks_early", stat(|s| s.marks_early));
+    queues.u64("marks_forced", stat(|s| s.marks_forced));
     queues.u64("bytes_departed", stat(|s| s.bytes_departed));
     let max_p = sim
         .links

@@ -63,6 +63,9 @@ pub struct Simulation {
     pub counters: Counters,
     /// Data packets of each flow dropped anywhere in the network.
     pub flow_drops: Vec<u64>,
+    /// One-way delay of each flow's data packets (TCP data, UDP) that reached their
+    /// destination: sum and largest, seconds, and how many.
+    pub flow_owd: Vec<(f64, f64, u64)>,
     /// Delivered bytes per flow at the last throughput bin.
     bin_mark: Vec<u64>,
     out: Vec<PktId>,
@@ -98,6 +101,7 @@ impl Simulation {
             rec,
             counters: Counters::default(),
             flow_drops: vec![0; n],
+            flow_owd: vec![(0.0, 0.0, 0); n],
             bin_mark: vec![0; n],
             out: Vec::new(),
             drops: Vec::new(),
@@ -215,6 +219,11 @@ impl Simulation {
             let (p, b) = (link.len_packets() as f64, link.len_bytes() as f64);
             self.rec.changed(SeriesName::Queue, l, self.now, p);
             self.rec.changed(SeriesName::QueueBytes, l, self.now, b);
+            if let Some(avg) = link.avg_queue() {
+                self.rec.changed(SeriesName::AvgQueue, l, self.now, avg);
+            }
+            let sojourn = link.last_sojourn.as_secs_f64();
+            self.rec.changed(SeriesName::Sojourn, l, self.now, sojourn);
         }
     }
 
@@ -255,6 +264,11 @@ impl Simulation {
         let pkt = self.arena.get(p).clone();
         self.arena.free(p);
         let i = pkt.flow as usize;
+        if pkt.kind != Kind::TcpAck {
+            let d = (self.now - pkt.created).as_secs_f64();
+            let o = &mut self.flow_owd[i];
+            *o = (o.0 + d, o.1.max(d), o.2 + 1);
+        }
         let node = pkt.dst;
         self.with_flow(i, |slot, io| match (slot, pkt.kind) {
             (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(&pkt, io),
@@ -358,6 +372,11 @@ impl Simulation {
                 now,
                 link.len_bytes() as f64,
             );
+            if let Some(avg) = link.avg_queue() {
+                self.rec.record(SeriesName::AvgQueue, l as u32, now, avg);
+            }
+            let sojourn = link.last_sojourn.as_secs_f64();
+            self.rec.record(SeriesName::Sojourn, l as u32, now, sojourn);
         }
         if let Some(iv) = self.rec.interval {
             let next = now + iv;

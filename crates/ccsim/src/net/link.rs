@@ -21,9 +21,15 @@ pub struct LinkStats {
     pub departures: u64,
     pub bytes_departed: u64,
     pub drops_overflow: u64,
+    /// AQM drops: `drops_early + drops_forced`.
     pub drops_aqm: u64,
+    pub drops_early: u64,
+    pub drops_forced: u64,
     pub drops_loss: u64,
+    /// ECN CE marks: `marks_early + marks_forced`.
     pub marks: u64,
+    pub marks_early: u64,
+    pub marks_forced: u64,
     pub busy: SimTime,
     pub max_len_pkts: u32,
     pub max_len_bytes: u64,
@@ -55,6 +61,9 @@ pub struct LinkDir {
     pipe: VecDeque<(SimTime, PktId)>,
     pub stats: LinkStats,
     dropped_scratch: Vec<(PktId, Reason)>,
+    marked_scratch: Vec<Reason>,
+    /// Time the most recently dequeued packet waited in the queue.
+    pub last_sojourn: SimTime,
 }
 
 impl LinkDir {
@@ -84,6 +93,8 @@ impl LinkDir {
             pipe: VecDeque::new(),
             stats: LinkStats::default(),
             dropped_scratch: Vec::new(),
+            marked_scratch: Vec::new(),
+            last_sojourn: SimTime::ZERO,
         }
     }
 
@@ -100,6 +111,10 @@ impl LinkDir {
     pub fn len_bytes(&self) -> u64 {
         self.queue.len_bytes()
     }
+    /// The discipline's average queue in packets, if it keeps one (RED).
+    pub fn avg_queue(&self) -> Option<f64> {
+        self.queue.avg_queue()
+    }
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
         self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
@@ -115,21 +130,26 @@ impl LinkDir {
     ) -> Offer {
         self.account(now);
         self.stats.arrivals += 1;
+        arena.get_mut(pkt).enqueued = now;
         let mut ctx = QueueCtx {
             now,
             arena,
             rng: &mut self.aqm_rng,
             dropped: &mut self.dropped_scratch,
+            marked: &mut self.marked_scratch,
         };
         let verdict = self.queue.enqueue(pkt, &mut ctx);
+        // Packets the discipline pushed out to make room (FQ-CoDel).
+        self.collect(drops);
         match verdict {
             Verdict::Dropped(r) => {
                 self.count_drop(r);
                 drops.push(pkt);
                 return Offer::Dropped;
             }
-            Verdict::Marked(_) => {
-                self.stats.marks += 1;
+            Verdict::Marked(r) => {
+                debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
+                self.count_mark(r);
                 arena.get_mut(pkt).ecn = Ecn::Ce;
             }
             Verdict::Enqueued => {}
@@ -145,10 +165,37 @@ impl LinkDir {
     }
 
     fn count_drop(&mut self, r: Reason) {
+        let s = &mut self.stats;
         match r {
-            Reason::Overflow => self.stats.drops_overflow += 1,
-            Reason::Early | Reason::Forced => self.stats.drops_aqm += 1,
+            Reason::Overflow => s.drops_overflow += 1,
+            Reason::Early => s.drops_early += 1,
+            Reason::Forced => s.drops_forced += 1,
         }
+        s.drops_aqm = s.drops_early + s.drops_forced;
+    }
+
+    fn count_mark(&mut self, r: Reason) {
+        let s = &mut self.stats;
+        match r {
+            Reason::Forced => s.marks_forced += 1,
+            Reason::Early | Reason::Overflow => s.marks_early += 1,
+        }
+        s.marks = s.marks_early + s.marks_forced;
+    }
+
+    /// Counts and hands over what the discipline dropped or marked besides its verdict.
+    fn collect(&mut self, drops: &mut Vec<PktId>) {
+        // Indexed loops keep the scratch buffers' allocations for the next packet.
+        for i in 0..self.dropped_scratch.len() {
+            let (p, r) = self.dropped_scratch[i];
+            self.count_drop(r);
+            drops.push(p);
+        }
+        self.dropped_scratch.clear();
+        for i in 0..self.marked_scratch.len() {
+            self.count_mark(self.marked_scratch[i]);
+        }
+        self.marked_scratch.clear();
     }
 
     /// Starts serialising the next packet, if any; returns when it will be done.
@@ -164,14 +211,13 @@ impl LinkDir {
             arena,
             rng: &mut self.aqm_rng,
             dropped: &mut self.dropped_scratch,
+            marked: &mut self.marked_scratch,
         };
         let next = self.queue.dequeue(&mut ctx);
-        for (p, r) in std::mem::take(&mut self.dropped_scratch) {
-            self.count_drop(r);
-            drops.push(p);
-        }
+        self.collect(drops);
         let p = next?;
         let size = arena.get(p).size;
+        self.last_sojourn = now - arena.get(p).enqueued;
         let done = now + self.rate.tx_time(size);
         self.tx = Some((p, now));
         Some(done)

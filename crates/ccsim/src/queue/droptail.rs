@@ -60,32 +60,19 @@ impl QueueDiscipline for DropTail {
 
 #[cfg(test)]
 mod tests {
+    use super::super::harness::Harness;
     use super::*;
-    use crate::packet::{Kind, Packet, PacketArena};
-    use crate::rng::Rng;
+    use crate::packet::Ecn;
     use crate::time::SimTime;
-
-    fn ctx<'a>(
-        arena: &'a mut PacketArena,
-        rng: &'a mut Rng,
-        dropped: &'a mut Vec<(PktId, Reason)>,
-    ) -> QueueCtx<'a> {
-        QueueCtx {
-            now: SimTime::ZERO,
-            arena,
-            rng,
-            dropped,
-        }
-    }
 
     #[test]
     fn packet_limit_drops_the_arrival_that_does_not_fit() {
-        let (mut a, mut r, mut d) = (PacketArena::default(), Rng::derive(0, "q"), vec![]);
+        let mut h = Harness::new();
         let ids: Vec<_> = (0..3)
-            .map(|i| a.alloc(Packet::new(i, Kind::Udp, 0, 1, 100, SimTime::ZERO)))
+            .map(|i| h.pkt(i, 100, Ecn::NotEct, SimTime::ZERO))
             .collect();
         let mut q = DropTail::packets(2);
-        let mut c = ctx(&mut a, &mut r, &mut d);
+        let mut c = h.ctx(SimTime::ZERO);
         assert_eq!(q.enqueue(ids[0], &mut c), Verdict::Enqueued);
         assert_eq!(q.enqueue(ids[1], &mut c), Verdict::Enqueued);
         assert_eq!(
@@ -98,12 +85,12 @@ mod tests {
 
     #[test]
     fn byte_limit_counts_sizes() {
-        let (mut a, mut r, mut d) = (PacketArena::default(), Rng::derive(0, "q"), vec![]);
-        let big = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 1500, SimTime::ZERO));
-        let small = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 40, SimTime::ZERO));
-        let big2 = a.alloc(Packet::new(0, Kind::Udp, 0, 1, 1500, SimTime::ZERO));
+        let mut h = Harness::new();
+        let big = h.pkt(0, 1500, Ecn::NotEct, SimTime::ZERO);
+        let small = h.pkt(0, 40, Ecn::NotEct, SimTime::ZERO);
+        let big2 = h.pkt(0, 1500, Ecn::NotEct, SimTime::ZERO);
         let mut q = DropTail::bytes(3000);
-        let mut c = ctx(&mut a, &mut r, &mut d);
+        let mut c = h.ctx(SimTime::ZERO);
         assert_eq!(q.enqueue(big, &mut c), Verdict::Enqueued);
         assert_eq!(q.enqueue(small, &mut c), Verdict::Enqueued);
         assert_eq!(q.enqueue(big2, &mut c), Verdict::Dropped(Reason::Overflow));

@@ -4,17 +4,33 @@
 //! which packet to send next. It sees packets only through the arena and knows nothing of
 //! links: the link (`net/link.rs`) owns serialisation, statistics and loss models. Dispatch is
 //! an enum, not a trait object, so the per-packet call is a direct `match`.
+//!
+//! One file per discipline: `droptail`, `red` (ns-2.35's RED), `codel` (RFC 8289), `pie`
+//! (RFC 8033) and `fq_codel` (RFC 8290, reusing CoDel's state machine). An AQM marks an
+//! ECN-capable packet instead of dropping it only where its decision is a congestion signal
+//! that ECN may carry (RFC 3168 §5); a packet that does not fit the physical queue is always
+//! dropped.
 
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
+pub mod pie;
+pub mod red;
 
-use crate::packet::{PacketArena, PktId};
+use crate::packet::{Ecn, PacketArena, PktId};
 use crate::rng::Rng;
 use crate::time::SimTime;
 
+pub use codel::Codel;
 pub use droptail::DropTail;
+pub use fq_codel::FqCodel;
+pub use pie::Pie;
+pub use red::Red;
 
-/// Why a packet was dropped or marked. Overflow is the physical queue being full; AQMs add
-/// `Early` (an unforced, probabilistic decision) and `Forced` (e.g. RED above max_th).
+/// Why a packet was dropped or marked, in ns-2's terms: `Overflow` is the physical queue being
+/// full; `Early` is an unforced AQM decision (RED's random drop, PIE's random drop, CoDel's
+/// control law); `Forced` is an AQM decision taken without randomisation because the average
+/// is too high (RED above max_th, or above 2·max_th in gentle mode).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
     Overflow,
@@ -26,7 +42,7 @@ pub enum Reason {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Enqueued,
-    /// Enqueued with its ECN codepoint set to CE.
+    /// Enqueued with its ECN codepoint set to CE (only ever returned for ECN-capable packets).
     Marked(Reason),
     /// Not enqueued; the caller frees the packet.
     Dropped(Reason),
@@ -37,8 +53,30 @@ pub struct QueueCtx<'a> {
     pub now: SimTime,
     pub arena: &'a mut PacketArena,
     pub rng: &'a mut Rng,
-    /// Packets the discipline dropped while dequeuing (AQMs that drop at the head).
+    /// Packets the discipline dropped other than the arriving one: at the head while dequeuing
+    /// (CoDel), or to make room (FQ-CoDel's fat-flow drop). The link frees them.
     pub dropped: &'a mut Vec<(PktId, Reason)>,
+    /// Marks set while dequeuing (CoDel marks at the head; enqueue-time marks are a `Verdict`).
+    pub marked: &'a mut Vec<Reason>,
+}
+
+impl QueueCtx<'_> {
+    /// Sets CE on `pkt` if it is ECN-capable and records the mark; returns false (and leaves the
+    /// packet alone) for a Not-ECT packet, which the caller must then drop instead.
+    pub fn mark(&mut self, pkt: PktId, why: Reason) -> bool {
+        let p = self.arena.get_mut(pkt);
+        if !p.ecn.capable() {
+            return false;
+        }
+        p.ecn = Ecn::Ce;
+        self.marked.push(why);
+        true
+    }
+
+    /// Whether `pkt` is ECN-capable (ECT(0), ECT(1) or CE).
+    pub fn ecn_capable(&self, pkt: PktId) -> bool {
+        self.arena.get(pkt).ecn.capable()
+    }
 }
 
 /// The contract every discipline implements.
@@ -48,33 +86,102 @@ pub trait QueueDiscipline {
     /// Packets waiting (not counting one being transmitted).
     fn len_packets(&self) -> u32;
     fn len_bytes(&self) -> u64;
+    /// The discipline's own average queue, in packets, where it keeps one (RED's EWMA).
+    fn avg_queue(&self) -> Option<f64> {
+        None
+    }
 }
 
 pub enum Queue {
     DropTail(DropTail),
+    Red(Box<Red>),
+    Codel(Box<Codel>),
+    Pie(Box<Pie>),
+    FqCodel(Box<FqCodel>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Queue::DropTail($q) => $e,
+            Queue::Red($q) => $e,
+            Queue::Codel($q) => $e,
+            Queue::Pie($q) => $e,
+            Queue::FqCodel($q) => $e,
+        }
+    };
 }
 
 impl QueueDiscipline for Queue {
     #[inline]
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        match self {
-            Queue::DropTail(q) => q.enqueue(pkt, ctx),
-        }
+        dispatch!(self, q => q.enqueue(pkt, ctx))
     }
     #[inline]
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
-        match self {
-            Queue::DropTail(q) => q.dequeue(ctx),
-        }
+        dispatch!(self, q => q.dequeue(ctx))
     }
     fn len_packets(&self) -> u32 {
-        match self {
-            Queue::DropTail(q) => q.len_packets(),
-        }
+        dispatch!(self, q => q.len_packets())
     }
     fn len_bytes(&self) -> u64 {
-        match self {
-            Queue::DropTail(q) => q.len_bytes(),
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn avg_queue(&self) -> Option<f64> {
+        dispatch!(self, q => q.avg_queue())
+    }
+}
+
+/// Scaffolding for the disciplines' unit tests: an arena, a random stream and the context.
+#[cfg(test)]
+pub(crate) mod harness {
+    use super::*;
+    use crate::packet::{Kind, Packet};
+
+    pub struct Harness {
+        pub arena: PacketArena,
+        pub rng: Rng,
+        pub dropped: Vec<(PktId, Reason)>,
+        pub marked: Vec<Reason>,
+    }
+
+    impl Harness {
+        pub fn new() -> Harness {
+            Harness {
+                arena: PacketArena::default(),
+                rng: Rng::derive(1, "queue-test"),
+                dropped: vec![],
+                marked: vec![],
+            }
+        }
+        /// A packet of flow `flow`, `size` bytes on the wire, with ECN codepoint `ecn`, stamped
+        /// as enqueued at `now` (the link does this in a simulation).
+        pub fn pkt(&mut self, flow: u32, size: u32, ecn: Ecn, now: SimTime) -> PktId {
+            let mut p = Packet::new(flow, Kind::Udp, 0, 1, size, now);
+            p.ecn = ecn;
+            p.enqueued = now;
+            self.arena.alloc(p)
+        }
+        pub fn ctx(&mut self, now: SimTime) -> QueueCtx<'_> {
+            QueueCtx {
+                now,
+                arena: &mut self.arena,
+                rng: &mut self.rng,
+                dropped: &mut self.dropped,
+                marked: &mut self.marked,
+            }
+        }
+        /// Enqueues a new packet stamped `now`.
+        pub fn offer<Q: QueueDiscipline>(
+            &mut self,
+            q: &mut Q,
+            flow: u32,
+            size: u32,
+            ecn: Ecn,
+            now: SimTime,
+        ) -> Verdict {
+            let p = self.pkt(flow, size, ecn, now);
+            q.enqueue(p, &mut self.ctx(now))
         }
     }
 }

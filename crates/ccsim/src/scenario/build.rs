@@ -289,8 +289,18 @@ fn build_loss(spec: &Option<LossSpec>, path: &str, end: SimTime) -> Result<LossM
     })
 }
 
-fn build_queue(spec: &Option<QueueSpec>, path: &str, profile: Profile) -> Result<Queue> {
+fn build_queue(
+    spec: &Option<QueueSpec>,
+    path: &str,
+    profile: Profile,
+    rate: Rate,
+    delay: SimTime,
+) -> Result<Queue> {
     match spec {
+        Some(QueueSpec::Red(r)) => super::aqm::red(r, path, profile, rate, delay),
+        Some(QueueSpec::Codel(c)) => super::aqm::codel(c, path),
+        Some(QueueSpec::Pie(p)) => super::aqm::pie(p, path),
+        Some(QueueSpec::FqCodel(f)) => super::aqm::fq_codel(f, path),
         None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
         Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
             (Some(_), Some(_)) => err(
@@ -418,7 +428,8 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 "{}:{}->{}",
                 l.name, net.nodes[from as usize], net.nodes[to as usize]
             );
-            let queue = build_queue(&l.queue, &format!("{}.queue", l.path), sc.defaults)?;
+            let qpath = format!("{}.queue", l.path);
+            let queue = build_queue(&l.queue, &qpath, sc.defaults, l.rate, l.delay)?;
             let loss = build_loss(loss, &format!("{}.{lpath}", l.path), end)?;
             dirs.push((from, to));
             links.push(LinkDir::new(
@@ -507,6 +518,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     sack_blocks: p.sack_blocks,
                     dscp: p.dscp,
                     size,
+                    ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake),
                 };
                 info.push(FlowInfo {
                     name: name.to_string(),

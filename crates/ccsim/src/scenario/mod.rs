@@ -1,5 +1,7 @@
-//! Scenarios: the schema (serde), defaults profiles, validation and building.
+//! Scenarios: the schema (serde; queue disciplines in `aqm.rs`), defaults profiles, validation
+//! and building.
 
+pub mod aqm;
 pub mod build;
 pub mod error;
 pub mod profiles;

@@ -25,6 +25,9 @@
 //! | scalable ai_cnt    | 100                        | 50 (Linux 2.6.22)           | 100                          |
 //! | slow_start         | standard                   | standard                    | standard                     |
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
+//! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
+//!
+//! RED's profile-dependent defaults are in [`Profile::red_defaults`].
 //!
 //! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2; §4–7 and §13.3 for the
 //! congestion-control rows, whose defaults each algorithm's `build(profile)` applies (`tcp/cc/`).
@@ -63,6 +66,10 @@ pub struct TcpParams {
     pub ack_counting: AckCounting,
     pub dupthresh: u32,
     pub dscp: u8,
+    /// The sender asks for ECN (RFC 3168).
+    pub ecn: bool,
+    /// The receiver accepts ECN.
+    pub receiver_ecn: bool,
 }
 
 /// RFC 3390: IW = min(4·MSS, max(2·MSS, 4380 bytes)), in whole segments.
@@ -98,6 +105,8 @@ impl Profile {
                 ack_counting: AckCounting::Segments,
                 dupthresh: 3,
                 dscp: 0,
+                ecn: false,
+                receiver_ecn: true,
             },
             Profile::Ns2 => TcpParams {
                 cc: CcSpec::Reno(RenoConfig {}),
@@ -123,6 +132,8 @@ impl Profile {
                 ack_counting: AckCounting::Acks,
                 dupthresh: 3,
                 dscp: 0,
+                ecn: false,
+                receiver_ecn: true,
             },
             Profile::Rfc => TcpParams {
                 cc: CcSpec::Reno(RenoConfig {}),
@@ -148,6 +159,8 @@ impl Profile {
                 ack_counting: AckCounting::Acks,
                 dupthresh: 3,
                 dscp: 0,
+                ecn: false,
+                receiver_ecn: true,
             },
         }
     }
@@ -232,7 +245,59 @@ impl Profile {
         if let Some(v) = spec.dscp {
             p.dscp = v;
         }
+        if let Some(v) = spec.ecn {
+            p.ecn = v;
+        }
+        if let Some(v) = spec.receiver_ecn {
+            p.receiver_ecn = v;
+        }
         p
+    }
+}
+
+/// RED settings that differ between profiles; the others are ns-2's in every profile
+/// (`queue/red.rs`: max_p 0.1, gentle, wait, mark_p 0.1, and min_th 5 / max_th 3·min_th /
+/// q_weight 0.002 when not automatic).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedDefaults {
+    pub limit: u32,
+    /// Byte mode (ns-2 `queue_in_bytes_` and `bytes_`).
+    pub bytes: bool,
+    /// ns-2's automatic min_th and q_weight.
+    pub auto: bool,
+    pub mean_pktsize: u32,
+    pub use_mark_p: bool,
+}
+
+impl Profile {
+    /// | RED          | linux           | ns2 (ns-2.35 `ns-default.tcl`)   | rfc             |
+    /// |--------------|-----------------|----------------------------------|-----------------|
+    /// | limit        | 1000 packets    | 50 (`limit_`)                    | 100 packets     |
+    /// | mode         | packets         | bytes (since 2004)               | packets         |
+    /// | auto         | off: 5/15/0.002 | on (`thresh_ 0`, `q_weight_ −1`) | off: 5/15/0.002 |
+    /// | mean_pktsize | 1500 B          | 500 B                            | 1500 B          |
+    /// | use_mark_p   | off             | on (since 2005)                  | off             |
+    ///
+    /// linux and rfc take Floyd's recommended explicit values (min_th 5, max_th 3·min_th,
+    /// w_q 0.002, max_p 0.1, gentle) in packet mode, with the profile's full-sized packet, and
+    /// let every early decision mark (RFC 3168 §5); `tc red` itself has no defaults.
+    pub fn red_defaults(self) -> RedDefaults {
+        match self {
+            Profile::Ns2 => RedDefaults {
+                limit: 50,
+                bytes: true,
+                auto: true,
+                mean_pktsize: 500,
+                use_mark_p: true,
+            },
+            Profile::Linux | Profile::Rfc => RedDefaults {
+                limit: self.queue_limit(),
+                bytes: false,
+                auto: false,
+                mean_pktsize: 1500,
+                use_mark_p: false,
+            },
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use super::aqm::{CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec};
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
 use crate::tcp::cc::CcSpec;
@@ -148,14 +149,24 @@ pub struct LinkOverride {
     pub loss_reverse: Option<LossSpec>,
 }
 
-/// A queue discipline.
+/// A queue discipline (the AQMs' parameters are in `aqm.rs`).
 #[derive(Debug, Clone, JsonSchema)]
 #[schemars(tag = "kind")]
 pub enum QueueSpec {
     #[schemars(rename = "droptail")]
     DropTail(DropTailSpec),
+    #[schemars(rename = "red")]
+    Red(RedSpec),
+    #[schemars(rename = "codel")]
+    Codel(CodelSpec),
+    #[schemars(rename = "pie")]
+    Pie(PieSpec),
+    #[schemars(rename = "fq_codel")]
+    FqCodel(FqCodelSpec),
 }
-tagged_enum!(QueueSpec, "queue kind", { "droptail" => DropTail });
+tagged_enum!(QueueSpec, "queue kind", {
+    "droptail" => DropTail, "red" => Red, "codel" => Codel, "pie" => Pie, "fq_codel" => FqCodel,
+});
 
 /// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,
 /// not the one being transmitted (ns-2's `limit_ N` corresponds to `limit = N - 1`).
@@ -360,6 +371,13 @@ pub struct TcpSpec {
     /// DiffServ code point of the connection's packets, 0–63.
     #[serde(default)]
     pub dscp: Option<u8>,
+    /// ECN (RFC 3168): the sender asks for it (ECE+CWR on the SYN, or statically without a
+    /// handshake). Default off in every profile.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// Whether the receiver accepts ECN (false models a non-ECN peer). Default true.
+    #[serde(default)]
+    pub receiver_ecn: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -462,10 +480,15 @@ pub enum SeriesName {
     QueueBytes,
     /// Loss-recovery state per TCP flow: 0 open, 1 fast recovery, 2 after a timeout.
     Recovery,
+    /// The discipline's average queue per link direction, packets (RED's EWMA; recorded only
+    /// for disciplines that keep one).
+    AvgQueue,
+    /// Sojourn time of the last packet to leave the queue per link direction, seconds.
+    Sojourn,
 }
 
 impl SeriesName {
-    pub const ALL: [SeriesName; 9] = [
+    pub const ALL: [SeriesName; 11] = [
         SeriesName::Cwnd,
         SeriesName::Ssthresh,
         SeriesName::Srtt,
@@ -475,6 +498,8 @@ impl SeriesName {
         SeriesName::Queue,
         SeriesName::QueueBytes,
         SeriesName::Recovery,
+        SeriesName::AvgQueue,
+        SeriesName::Sojourn,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -487,6 +512,8 @@ impl SeriesName {
             SeriesName::Queue => "queue",
             SeriesName::QueueBytes => "queue_bytes",
             SeriesName::Recovery => "recovery",
+            SeriesName::AvgQueue => "avg_queue",
+            SeriesName::Sojourn => "sojourn",
         }
     }
 }

@@ -7,6 +7,7 @@
 //! reason. The handshake's SYN does not consume sequence space.
 
 pub mod cc;
+pub mod ecn;
 pub mod receiver;
 mod recovery;
 mod rtt;

@@ -6,6 +6,7 @@
 //! SACK blocks follow RFC 2018 §4: the first block holds the most recently received segment,
 //! the others repeat the most recently reported blocks.
 
+use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, Kind, Packet, MAX_SACK};
@@ -37,6 +38,7 @@ pub struct Receiver {
     /// Payload bytes that arrived, duplicates included.
     pub bytes_arrived: u64,
     pub packets_arrived: u64,
+    pub ecn: EcnEcho,
 }
 
 pub struct ReceiverConfig {
@@ -47,6 +49,7 @@ pub struct ReceiverConfig {
     pub sack_blocks: u8,
     pub dscp: u8,
     pub size: Option<u64>,
+    pub ecn: EcnEcho,
 }
 
 impl Receiver {
@@ -71,6 +74,7 @@ impl Receiver {
             completed_at: None,
             bytes_arrived: 0,
             packets_arrived: 0,
+            ecn: c.ecn,
         }
     }
 
@@ -78,9 +82,11 @@ impl Receiver {
         if pkt.tcp.flags & flags::SYN != 0 {
             // Answer every SYN (a retransmitted SYN means our SYN-ACK was lost).
             self.ts_recent = pkt.tcp.ts_val;
-            self.send_ack(io, flags::SYN | flags::ACK);
+            let ecn = self.ecn.on_syn(pkt.tcp.flags);
+            self.send_ack(io, flags::SYN | flags::ACK | ecn);
             return;
         }
+        let echo_starts = self.ecn.on_data(pkt);
         let (s, e) = (pkt.tcp.seq, pkt.tcp.seq + pkt.payload as u64);
         self.bytes_arrived += pkt.payload as u64;
         self.packets_arrived += 1;
@@ -109,7 +115,7 @@ impl Receiver {
                 self.completed_at = Some(io.now);
             }
         }
-        if !self.delayed_ack || immediate {
+        if !self.delayed_ack || immediate || echo_starts {
             self.send_ack(io, flags::ACK);
             return;
         }
@@ -173,6 +179,9 @@ impl Receiver {
         p.dscp = self.dscp;
         p.tcp.ack = self.rcv_nxt;
         p.tcp.flags = fl;
+        if fl & flags::SYN == 0 {
+            p.tcp.flags |= self.ecn.ack_flags();
+        }
         p.tcp.ts_ecr = self.ts_recent;
         if self.sack {
             let n = self.recent.len().min(self.sack_blocks);

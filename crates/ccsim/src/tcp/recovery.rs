@@ -43,7 +43,12 @@ impl Sender {
 
     fn enter_recovery(&mut self, io: &mut Io) {
         self.stats.fast_retransmits += 1;
-        self.st.ssthresh = self.loss_ssthresh();
+        // A window already cut for an ECN echo is not cut again for a loss in it (RFC 3168
+        // §6.1.2 "at most once per window"; Linux `tcp_enter_recovery`).
+        if self.st.ca_state != CaState::Cwr {
+            self.st.ssthresh = self.loss_ssthresh();
+        }
+        self.ecn_window_reduced();
         self.recover = Some(self.high);
         self.partial_seen = false;
         let una = self.una;

@@ -8,11 +8,12 @@
 use std::collections::VecDeque;
 
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
+use super::ecn::{self, EcnSender};
 use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
-use crate::packet::{flags, Ecn, Kind, Packet};
+use crate::packet::{flags, Kind, Packet};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
 use crate::time::SimTime;
@@ -35,6 +36,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN echoes (RFC 3168).
+    pub ecn_reductions: u64,
     pub rtt_sum: f64,
     pub rtt_n: u64,
     pub rtt_min: f64,
@@ -77,6 +80,7 @@ pub struct Sender {
     max_flight: u64,
     max_flight_mark: u64,
     pub stats: SenderStats,
+    pub ecn: EcnSender,
 }
 
 impl Sender {
@@ -120,6 +124,7 @@ impl Sender {
             p.clock_granularity,
             p.rto_floor,
         );
+        let ecn = EcnSender::new(p.ecn && p.receiver_ecn && !p.handshake);
         Sender {
             flow,
             node,
@@ -149,6 +154,7 @@ impl Sender {
                 rtt_min: f64::INFINITY,
                 ..Default::default()
             },
+            ecn,
         }
     }
 
@@ -181,6 +187,9 @@ impl Sender {
         );
         p.dscp = self.p.dscp;
         p.tcp.flags = flags::SYN;
+        if self.p.ecn {
+            p.tcp.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
+        }
         p.tcp.ts_val = io.now;
         if self.syn_sent.is_some() {
             self.syn_retransmitted = true;
@@ -224,9 +233,9 @@ impl Sender {
         );
         p.payload = len;
         p.dscp = self.p.dscp;
-        p.ecn = Ecn::NotEct;
         p.tcp.seq = seg * self.p.mss as u64;
         p.tcp.flags = flags::ACK;
+        self.ecn_stamp(&mut p, seg >= self.high);
         if self.p.timestamps {
             p.tcp.ts_val = io.now;
         }
@@ -333,6 +342,7 @@ impl Sender {
         self.st.now = io.now;
         if !self.established {
             if pkt.tcp.flags & flags::SYN != 0 {
+                self.ecn_negotiated(pkt.tcp.flags);
                 self.on_syn_ack(io);
             }
             return;
@@ -344,7 +354,7 @@ impl Sender {
         if self.p.recovery == Recovery::Sack {
             self.sack_update(pkt.tcp.sack_blocks());
         }
-        let ece = pkt.tcp.flags & flags::ECE != 0;
+        let ece = pkt.tcp.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
         if let Some(x) = pkt.xcp {
             feedback_done = self.cc.on_feedback(
@@ -358,6 +368,9 @@ impl Sender {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
         } else if ack == self.una && self.una < self.high && pkt.payload == 0 {
             self.on_dupack(io);
+        }
+        if ece {
+            self.on_ece();
         }
         self.try_send(io);
         self.trace(io);
@@ -436,7 +449,9 @@ impl Sender {
             if self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| self.una >= r) {
                 self.set_ca_state(CaState::Open);
             }
-            if !feedback_done && self.cwnd_limited() {
+            self.ecn_new_ack();
+            // RFC 3168 §6.1.2: no window growth on an ACK that carries ECN-Echo.
+            if !feedback_done && !ece && self.cwnd_limited() {
                 self.cc.cong_avoid(&mut self.st, &sample);
             }
         }
@@ -471,6 +486,7 @@ impl Sender {
         self.cc.cwnd_event(&mut self.st, CaEvent::Timeout);
         self.set_ca_state(CaState::Loss);
         self.st.cwnd = 1.0; // the loss window, LW = 1 SMSS
+        self.ecn_window_reduced();
         self.rtt.back_off();
         self.recover = Some(self.high);
         self.dupacks = 0;

@@ -1,0 +1,372 @@
+//! FQ-CoDel — Hoeiland-Joergensen, McKenney, Taht, Gettys, Dumazet, "The Flow Queue CoDel
+//! Packet Scheduler and Active Queue Management Algorithm", RFC 8290 (2018), as Linux
+//! `sch_fq_codel` implements it.
+//!
+//! Arrivals are hashed by flow (here: flow id, source and destination, with a per-queue random
+//! perturbation drawn from the queue's stream, as Linux's `perturbation`) into `flows` queues.
+//! A deficit round robin with a `quantum` of bytes serves them, with "new" queues (those that
+//! just became active) ahead of "old" ones (RFC 8290 §4.2–4.3), so a sparse flow — a voice call
+//! next to a bulk transfer — is sent at once. Each queue runs its own CoDel (`codel.rs`) on the
+//! packets it dequeues; as in Linux, CoDel's "at most one MTU queued" test reads the total
+//! backlog. A queue found empty leaves the schedule, except that an empty new queue goes to the
+//! end of the old list if that is not empty (RFC 8290 §4.3: no starvation of old flows).
+//!
+//! When the total exceeds `limit` packets or `memory_limit` bytes, packets are dropped from the
+//! head of the queue with the largest backlog — up to half of its bytes, at most `drop_batch`
+//! packets (Linux `fq_codel_drop`; RFC 8290 §4.1 drops from the fattest flow). These are
+//! overflow drops; CoDel's are early (ECN-markable) ones.
+
+use std::collections::VecDeque;
+
+use super::codel::{CodelParams, CodelSource, CodelVars};
+use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::packet::{PacketArena, PktId};
+
+/// RFC 8290 §5 / Linux defaults.
+pub const FLOWS: u32 = 1024;
+/// Linux: the device MTU plus the Ethernet header.
+pub const QUANTUM: u32 = 1514;
+pub const LIMIT: u32 = 10_240;
+pub const MEMORY_LIMIT: u64 = 32 << 20;
+pub const DROP_BATCH: u32 = 64;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FqCodelParams {
+    pub flows: u32,
+    pub quantum: u32,
+    pub codel: CodelParams,
+    pub limit: u32,
+    pub memory_limit: u64,
+    pub drop_batch: u32,
+}
+
+#[derive(Default)]
+struct FlowQueue {
+    fifo: VecDeque<PktId>,
+    backlog: u64,
+    deficit: i64,
+    /// On the new or the old list.
+    listed: bool,
+}
+
+/// One flow queue seen by CoDel: pops update the totals; the MTU test reads the total backlog.
+struct Source<'a> {
+    flow: &'a mut FlowQueue,
+    total: &'a mut u64,
+    qlen: &'a mut u32,
+}
+
+impl CodelSource for Source<'_> {
+    fn pop(&mut self, arena: &PacketArena) -> Option<PktId> {
+        let p = self.flow.fifo.pop_front()?;
+        let size = arena.get(p).size as u64;
+        self.flow.backlog -= size;
+        *self.total -= size;
+        *self.qlen -= 1;
+        Some(p)
+    }
+    fn backlog(&self) -> u64 {
+        *self.total
+    }
+}
+
+pub struct FqCodel {
+    c: FqCodelParams,
+    queues: Vec<FlowQueue>,
+    codel: Vec<CodelVars>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+    qlen: u32,
+    backlog: u64,
+    perturbation: Option<u64>,
+}
+
+/// A 64-bit mixer (SplitMix64's finaliser).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl FqCodel {
+    pub fn new(c: FqCodelParams) -> FqCodel {
+        let n = c.flows as usize;
+        FqCodel {
+            queues: (0..n).map(|_| FlowQueue::default()).collect(),
+            codel: vec![CodelVars::default(); n],
+            c,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            qlen: 0,
+            backlog: 0,
+            perturbation: None,
+        }
+    }
+
+    /// The queue a packet belongs to.
+    fn classify(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> usize {
+        let salt = *self.perturbation.get_or_insert_with(|| ctx.rng.next_u64());
+        let p = ctx.arena.get(pkt);
+        let key = (p.flow as u64) ^ ((p.src as u64) << 32);
+        let h = mix(mix(key ^ salt) ^ p.dst as u64);
+        // Linux `reciprocal_scale`: the top 32 bits scaled to [0, flows).
+        (((h >> 32) * self.c.flows as u64) >> 32) as usize
+    }
+
+    /// Drops from the head of the fattest queue (Linux `fq_codel_drop`); returns whether the
+    /// arriving packet `arrival` was among the victims.
+    fn drop_from_fattest(&mut self, arrival: PktId, ctx: &mut QueueCtx) -> bool {
+        let mut fat = 0;
+        for (i, q) in self.queues.iter().enumerate() {
+            if q.backlog > self.queues[fat].backlog {
+                fat = i;
+            }
+        }
+        let threshold = self.queues[fat].backlog / 2;
+        let (mut len, mut n, mut hit) = (0u64, 0u32, false);
+        let q = &mut self.queues[fat];
+        while let Some(p) = q.fifo.pop_front() {
+            let size = ctx.arena.get(p).size as u64;
+            q.backlog -= size;
+            self.backlog -= size;
+            self.qlen -= 1;
+            len += size;
+            n += 1;
+            if p == arrival {
+                hit = true;
+            } else {
+                ctx.dropped.push((p, Reason::Overflow));
+            }
+            if n >= self.c.drop_batch || len >= threshold {
+                break;
+            }
+        }
+        hit
+    }
+}
+
+impl QueueDiscipline for FqCodel {
+    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
+        let i = self.classify(pkt, ctx);
+        let size = ctx.arena.get(pkt).size as u64;
+        let q = &mut self.queues[i];
+        q.fifo.push_back(pkt);
+        q.backlog += size;
+        if !q.listed {
+            q.listed = true;
+            q.deficit = self.c.quantum as i64;
+            self.new_flows.push_back(i as u32);
+        }
+        self.backlog += size;
+        self.qlen += 1;
+        if self.qlen <= self.c.limit && self.backlog <= self.c.memory_limit {
+            return Verdict::Enqueued;
+        }
+        if self.drop_from_fattest(pkt, ctx) {
+            Verdict::Dropped(Reason::Overflow)
+        } else {
+            Verdict::Enqueued
+        }
+    }
+
+    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
+        loop {
+            let (from_new, i) = match (self.new_flows.front(), self.old_flows.front()) {
+                (Some(&i), _) => (true, i as usize),
+                (None, Some(&i)) => (false, i as usize),
+                (None, None) => return None,
+            };
+            let list = if from_new {
+                &mut self.new_flows
+            } else {
+                &mut self.old_flows
+            };
+            if self.queues[i].deficit <= 0 {
+                // Used up its quantum: a new quantum, and to the back of the old list.
+                self.queues[i].deficit += self.c.quantum as i64;
+                list.pop_front();
+                self.old_flows.push_back(i as u32);
+                continue;
+            }
+            let mut src = Source {
+                flow: &mut self.queues[i],
+                total: &mut self.backlog,
+                qlen: &mut self.qlen,
+            };
+            match self.codel[i].dequeue(&self.c.codel, &mut src, ctx) {
+                Some(p) => {
+                    self.queues[i].deficit -= ctx.arena.get(p).size as i64;
+                    return Some(p);
+                }
+                None => {
+                    let list = if from_new {
+                        &mut self.new_flows
+                    } else {
+                        &mut self.old_flows
+                    };
+                    list.pop_front();
+                    if from_new && !self.old_flows.is_empty() {
+                        // Force a pass through the old list before this flow counts as new
+                        // again, so new flows cannot starve old ones.
+                        self.old_flows.push_back(i as u32);
+                    } else {
+                        self.queues[i].listed = false;
+                    }
+                }
+            }
+        }
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.qlen
+    }
+    fn len_bytes(&self) -> u64 {
+        self.backlog
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::codel;
+    use super::super::harness::Harness;
+    use super::*;
+    use crate::packet::Ecn;
+    use crate::time::SimTime;
+
+    fn params() -> FqCodelParams {
+        FqCodelParams {
+            flows: FLOWS,
+            quantum: QUANTUM,
+            codel: CodelParams {
+                target: codel::TARGET,
+                interval: codel::INTERVAL,
+                mtu: codel::MTU,
+                ecn: true,
+            },
+            limit: LIMIT,
+            memory_limit: MEMORY_LIMIT,
+            drop_batch: DROP_BATCH,
+        }
+    }
+
+    const T: SimTime = SimTime::ZERO;
+
+    /// Flows 0..n land in distinct queues with this test's random stream.
+    fn distinct(h: &mut Harness, q: &mut FqCodel, n: u32) {
+        let mut seen = std::collections::HashSet::new();
+        for f in 0..n {
+            let p = h.pkt(f, 100, Ecn::NotEct, T);
+            assert!(seen.insert(q.classify(p, &mut h.ctx(T))), "hash collision");
+        }
+    }
+
+    #[test]
+    fn a_sparse_flow_overtakes_a_backlogged_one() {
+        // Bulk flow 0: ten 1500 B packets. Its first dequeue leaves deficit 1514 − 1500 = 14,
+        // still positive, so it sends a second (deficit −1486) before its turn ends; the voice
+        // packet of flow 1, which arrived after the first dequeue, is a new flow and goes next,
+        // ahead of the rest of the bulk backlog.
+        let mut h = Harness::new();
+        let mut q = FqCodel::new(params());
+        distinct(&mut h, &mut q, 2);
+        for _ in 0..10 {
+            h.offer(&mut q, 0, 1500, Ecn::NotEct, T);
+        }
+        let mut order = vec![];
+        let p = q.dequeue(&mut h.ctx(T)).unwrap();
+        order.push(h.arena.get(p).flow);
+        h.offer(&mut q, 1, 200, Ecn::NotEct, T);
+        for _ in 0..3 {
+            let p = q.dequeue(&mut h.ctx(T)).unwrap();
+            order.push(h.arena.get(p).flow);
+        }
+        assert_eq!(order, vec![0, 0, 1, 0]);
+    }
+
+    #[test]
+    fn backlogged_flows_share_bytes_equally() {
+        // Flow 0 sends 1500 B packets, flow 1 sends 500 B packets, both always backlogged: the
+        // deficit round robin gives each about one quantum per round, so the bytes served
+        // differ by at most a quantum plus a packet.
+        let mut h = Harness::new();
+        let mut q = FqCodel::new(params());
+        distinct(&mut h, &mut q, 2);
+        for _ in 0..400 {
+            h.offer(&mut q, 0, 1500, Ecn::NotEct, T);
+            h.offer(&mut q, 1, 500, Ecn::NotEct, T);
+            h.offer(&mut q, 1, 500, Ecn::NotEct, T);
+            h.offer(&mut q, 1, 500, Ecn::NotEct, T);
+        }
+        let mut bytes = [0u64; 2];
+        for _ in 0..600 {
+            let p = q.dequeue(&mut h.ctx(T)).unwrap();
+            let pk = h.arena.get(p);
+            bytes[pk.flow as usize] += pk.size as u64;
+        }
+        let diff = bytes[0].abs_diff(bytes[1]);
+        assert!(diff <= (QUANTUM + 1500) as u64, "{bytes:?}");
+        assert!(bytes[0] > 200_000);
+    }
+
+    #[test]
+    fn overflow_drops_half_of_the_fattest_flow_from_its_head() {
+        // limit 10: flow 0 holds 8 × 1500 B, flow 1 holds 2; flow 1's next arrival makes 11.
+        // The fattest is flow 0 (12 000 B): drop from its head until 6000 B are gone, i.e. 4
+        // packets; the arrival stays.
+        let mut h = Harness::new();
+        let mut c = params();
+        c.limit = 10;
+        let mut q = FqCodel::new(c);
+        distinct(&mut h, &mut q, 2);
+        for _ in 0..8 {
+            h.offer(&mut q, 0, 1500, Ecn::NotEct, T);
+        }
+        for _ in 0..2 {
+            h.offer(&mut q, 1, 1500, Ecn::NotEct, T);
+        }
+        assert_eq!(h.offer(&mut q, 1, 1500, Ecn::NotEct, T), Verdict::Enqueued);
+        assert_eq!(h.dropped.len(), 4);
+        assert!(h
+            .dropped
+            .iter()
+            .all(|(p, r)| { *r == Reason::Overflow && h.arena.get(*p).flow == 0 }));
+        assert_eq!((q.len_packets(), q.len_bytes()), (7, 7 * 1500));
+        // If the fattest flow is the arrival's own single packet, the arrival is the victim.
+        let mut c = params();
+        c.limit = 1;
+        let mut q = FqCodel::new(c);
+        h.dropped.clear();
+        h.offer(&mut q, 0, 1500, Ecn::NotEct, T);
+        assert_eq!(
+            h.offer(&mut q, 1, 3000, Ecn::NotEct, T),
+            Verdict::Dropped(Reason::Overflow)
+        );
+        assert!(h.dropped.is_empty());
+        assert_eq!(q.len_packets(), 1);
+        // The emptied queue is skipped by the scheduler.
+        let p = q.dequeue(&mut h.ctx(T)).unwrap();
+        assert_eq!(h.arena.get(p).flow, 0);
+        assert!(q.dequeue(&mut h.ctx(T)).is_none());
+    }
+
+    #[test]
+    fn codel_runs_per_flow_and_marks_ect_packets() {
+        // Flow 0 with 100 ECT packets enqueued at 0, drained one per 10 ms: as for a single
+        // CoDel queue its sojourn exceeds target from 10 ms on, so the first mark is at 110 ms.
+        let mut h = Harness::new();
+        let mut q = FqCodel::new(params());
+        for _ in 0..100 {
+            h.offer(&mut q, 0, 1500, Ecn::Ect0, T);
+        }
+        let mut first = None;
+        for k in 1..=20 {
+            let t = SimTime::from_millis(10 * k);
+            q.dequeue(&mut h.ctx(t));
+            if first.is_none() && !h.marked.is_empty() {
+                first = Some(t);
+            }
+        }
+        assert_eq!(first, Some(SimTime::from_millis(110)));
+        assert!(h.dropped.is_empty());
+    }
+}

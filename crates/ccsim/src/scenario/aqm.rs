@@ -1,0 +1,414 @@
+//! The schema of the active queue managements (`kind = "red" | "codel" | "pie" | "fq_codel"`)
+//! and their validation into queue disciplines. Part of the scenario schema (`schema.rs`
+//! re-exports the specs); kept apart so each discipline's parameters, defaults and checks sit
+//! together. Parameter names follow the literature and ns-2/Linux; every field left out takes
+//! the default stated in its doc comment (RED's depend on the defaults profile, see
+//! `Profile::red_defaults`).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::error::ScenarioError;
+use super::schema::Profile;
+use super::units::{Bytes, Duration};
+use crate::queue::codel::{self, CodelParams};
+use crate::queue::fq_codel::{self, FqCodelParams};
+use crate::queue::pie::{self, PieParams};
+use crate::queue::red::{self, RedConfig};
+use crate::queue::{Codel, FqCodel, Pie, Queue, Red};
+use crate::time::{Rate, SimTime};
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+fn err<T>(path: &str, field: &str, msg: impl Into<String>) -> Result<T> {
+    Err(ScenarioError::new(format!("{path}.{field}"), msg))
+}
+
+/// RED as ns-2.35 implements it (Floyd & Jacobson 1993; `../shared/spec/algorithms.md` §10).
+/// Thresholds are in packets (of `mean_pktsize` bytes in byte mode), like ns-2's `thresh_` and
+/// `maxthresh_`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Physical capacity: waiting packets (`limit·mean_pktsize` bytes in byte mode), ns-2's
+    /// `limit_`. Default: ns2 50, linux 1000, rfc 100.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Minimum threshold, packets. Default: automatic (ns2) or 5.
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// Maximum threshold, packets. Default: 3·min_th.
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// EWMA weight w_q of the average queue, in (0, 1]. Default: automatic (ns2) or 0.002.
+    #[serde(default)]
+    pub q_weight: Option<f64>,
+    /// Drop probability at max_th, in (0, 1] (ns-2's `linterm_` is 1/max_p). Default 0.1.
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    /// Probability rises from max_p to 1 between max_th and 2·max_th instead of jumping to 1.
+    /// Default true.
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    /// Spread early drops over [1/p_b, 2/p_b] arrivals (ns-2 `wait_`) rather than the paper's
+    /// p_b/(1 − count·p_b). Default true.
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// "packets", or "bytes" (ns-2 `queue_in_bytes_` and `bytes_`). Default: bytes (ns2),
+    /// packets (linux, rfc).
+    #[serde(default)]
+    pub mode: Option<RedMode>,
+    /// Mean packet size: converts packets to bytes in byte mode and sets the idle correction's
+    /// packets per second. Default: 500 B (ns2), 1500 B (linux, rfc).
+    #[serde(default)]
+    pub mean_pktsize: Option<Bytes>,
+    /// Mark ECN-capable packets instead of dropping them early (ns-2 `setbit_`). Default false.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// With use_mark_p, mark only while p_b < mark_p (ns-2 `mark_p_`). Default 0.1.
+    #[serde(default)]
+    pub mark_p: Option<f64>,
+    /// ns-2 `use_mark_p_`: also disables forced drops above max_th (2·max_th gentle). Default:
+    /// true (ns2), false (linux, rfc: every early decision may mark, RFC 3168 §5).
+    #[serde(default)]
+    pub use_mark_p: Option<bool>,
+    /// Forced decisions drop even ECN-capable packets (ns-3 `UseHardDrop`). Default true.
+    #[serde(default)]
+    pub harddrop: Option<bool>,
+    /// ns-2's automatic configuration from the link (`initialize_params`): min_th, max_th and
+    /// q_weight left out are derived from the rate and delay. Default: true (ns2), false.
+    #[serde(default)]
+    pub auto: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RedMode {
+    Packets,
+    Bytes,
+}
+
+/// CoDel (RFC 8289).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    /// Acceptable standing sojourn time. Default 5 ms (RFC 8289 §4.3).
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// Sliding window over which the sojourn must stay above target. Default 100 ms (§4.2).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Tail-drop limit, packets. Default 1000 (Linux `sch_codel`).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// No drop while at most this many bytes are queued (RFC 8289's maxpacket). Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+    /// Mark ECN-capable packets instead of dropping them. Default false (Linux `sch_codel`).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+}
+
+/// PIE (RFC 8033).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    /// Target queueing delay (QDELAY_REF). Default 15 ms.
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// Drop-probability update period (T_UPDATE). Default 15 ms.
+    #[serde(default)]
+    pub tupdate: Option<Duration>,
+    /// Proportional gain, Hz. Default 0.125.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Integral gain, Hz. Default 1.25.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// Burst allowance (MAX_BURST). Default 150 ms.
+    #[serde(default)]
+    pub max_burst: Option<Duration>,
+    /// Tail-drop limit, packets. Default 1000 (Linux `sch_pie`).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Mark ECN-capable packets instead of dropping them while the probability is at most
+    /// `mark_ecnth`. Default false.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// Default 0.1 (RFC 8033 §5.1).
+    #[serde(default)]
+    pub mark_ecnth: Option<f64>,
+    /// Scale the probability by packet size / mtu. Default false.
+    #[serde(default)]
+    pub bytemode: Option<bool>,
+    /// RFC 8033 §5.4 derandomisation of drops. Default true (Linux).
+    #[serde(default)]
+    pub derandomize: Option<bool>,
+    /// Estimate the delay from the departure rate (RFC 8033 §5.2) instead of per-packet
+    /// timestamps. Default false (Linux).
+    #[serde(default)]
+    pub dq_rate_estimator: Option<bool>,
+    /// Packet size of the two-packet safeguard and byte mode. Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+}
+
+/// FQ-CoDel (RFC 8290), as Linux `sch_fq_codel`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    /// Number of flow queues (hash buckets), 1–65536. Default 1024.
+    #[serde(default)]
+    pub flows: Option<u32>,
+    /// Bytes a queue may send per round. Default 1514 B.
+    #[serde(default)]
+    pub quantum: Option<Bytes>,
+    /// CoDel target per queue. Default 5 ms.
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// CoDel interval. Default 100 ms.
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Total packets held before the fattest queue is cut. Default 10240.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Total bytes held before the fattest queue is cut. Default 32 MiB.
+    #[serde(default)]
+    pub memory_limit: Option<Bytes>,
+    /// Most packets dropped per overflow. Default 64.
+    #[serde(default)]
+    pub drop_batch: Option<u32>,
+    /// CoDel's "at most one MTU queued" test. Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+    /// Mark ECN-capable packets instead of dropping them. Default true (RFC 8290 §5, Linux).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+}
+
+fn positive_time(v: Option<Duration>, def: SimTime, path: &str, field: &str) -> Result<SimTime> {
+    let t = v.map(|d| d.0).unwrap_or(def);
+    if t == SimTime::ZERO {
+        return err(path, field, "must be positive");
+    }
+    Ok(t)
+}
+
+fn at_least_one(v: Option<u32>, def: u32, path: &str, field: &str, unit: &str) -> Result<u32> {
+    let n = v.unwrap_or(def);
+    if n == 0 {
+        return err(path, field, format!("must be at least 1 {unit}"));
+    }
+    Ok(n)
+}
+
+fn in_range(v: f64, lo_open: bool, lo: f64, hi: f64, path: &str, field: &str) -> Result<f64> {
+    let above = if lo_open { v > lo } else { v >= lo };
+    if !(above && v <= hi) {
+        let l = if lo_open { "(" } else { "[" };
+        return err(path, field, format!("{v} is outside {l}{lo}, {hi}]"));
+    }
+    Ok(v)
+}
+
+/// RED: resolves the profile's defaults and ns-2's automatic configuration, and checks ranges.
+pub fn red(s: &RedSpec, path: &str, profile: Profile, rate: Rate, delay: SimTime) -> Result<Queue> {
+    let d = profile.red_defaults();
+    let limit = at_least_one(s.limit, d.limit, path, "limit", "packet")?;
+    let bytes = s.mode.map(|m| m == RedMode::Bytes).unwrap_or(d.bytes);
+    let mean_pktsize = s.mean_pktsize.map(|b| b.0).unwrap_or(d.mean_pktsize as u64);
+    if mean_pktsize > 65_535 {
+        return err(path, "mean_pktsize", "must be at most 65535 bytes");
+    }
+    let mean_pktsize = mean_pktsize as u32;
+    let auto = s.auto.unwrap_or(d.auto);
+    let (auto_min, auto_w) = red::auto_params(rate, delay, mean_pktsize);
+    let min_th = match s.min_th {
+        Some(v) if !v.is_finite() || v <= 0.0 => {
+            return err(
+                path,
+                "min_th",
+                format!("{v} must be a positive number of packets"),
+            )
+        }
+        Some(v) => v,
+        None if auto => auto_min,
+        None => red::MIN_TH,
+    };
+    let max_th = s.max_th.unwrap_or(3.0 * min_th);
+    if !max_th.is_finite() || max_th <= min_th {
+        return err(
+            path,
+            "max_th",
+            format!("must be greater than min_th ({min_th})"),
+        );
+    }
+    let q_weight = match s.q_weight {
+        Some(v) => in_range(v, true, 0.0, 1.0, path, "q_weight")?,
+        None if auto => auto_w,
+        None => red::Q_WEIGHT,
+    };
+    let max_p = in_range(s.max_p.unwrap_or(red::MAX_P), true, 0.0, 1.0, path, "max_p")?;
+    let mark_p = s.mark_p.unwrap_or(red::MARK_P);
+    if !mark_p.is_finite() || mark_p <= 0.0 {
+        return err(path, "mark_p", format!("{mark_p} must be positive"));
+    }
+    Ok(Queue::Red(Box::new(Red::new(RedConfig {
+        limit,
+        min_th,
+        max_th,
+        q_weight,
+        max_p,
+        gentle: s.gentle.unwrap_or(true),
+        wait: s.wait.unwrap_or(true),
+        bytes,
+        mean_pktsize,
+        ecn: s.ecn.unwrap_or(false),
+        mark_p,
+        use_mark_p: s.use_mark_p.unwrap_or(d.use_mark_p),
+        harddrop: s.harddrop.unwrap_or(true),
+        rate,
+    }))))
+}
+
+fn codel_params(
+    target: Option<Duration>,
+    interval: Option<Duration>,
+    mtu: Option<Bytes>,
+    ecn: bool,
+    path: &str,
+) -> Result<CodelParams> {
+    Ok(CodelParams {
+        target: positive_time(target, codel::TARGET, path, "target")?,
+        interval: positive_time(interval, codel::INTERVAL, path, "interval")?,
+        mtu: mtu
+            .map(|b| b.0.min(u32::MAX as u64) as u32)
+            .unwrap_or(codel::MTU),
+        ecn,
+    })
+}
+
+pub fn codel(s: &CodelSpec, path: &str) -> Result<Queue> {
+    let p = codel_params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(false), path)?;
+    let limit = at_least_one(s.limit, codel::LIMIT, path, "limit", "packet")?;
+    Ok(Queue::Codel(Box::new(Codel::new(p, limit))))
+}
+
+pub fn pie(s: &PieSpec, path: &str) -> Result<Queue> {
+    let gain = |v: Option<f64>, def: f64, field: &str| -> Result<f64> {
+        let g = v.unwrap_or(def);
+        if !g.is_finite() || g < 0.0 {
+            return err(
+                path,
+                field,
+                format!("{g} must be a non-negative number (Hz)"),
+            );
+        }
+        Ok(g)
+    };
+    let max_burst = s.max_burst.map(|d| d.0).unwrap_or(pie::MAX_BURST);
+    Ok(Queue::Pie(Box::new(Pie::new(PieParams {
+        target: positive_time(s.target, pie::TARGET, path, "target")?,
+        tupdate: positive_time(s.tupdate, pie::TUPDATE, path, "tupdate")?,
+        alpha: gain(s.alpha, pie::ALPHA, "alpha")?,
+        beta: gain(s.beta, pie::BETA, "beta")?,
+        max_burst,
+        limit: at_least_one(s.limit, pie::LIMIT, path, "limit", "packet")?,
+        ecn: s.ecn.unwrap_or(false),
+        mark_ecnth: in_range(
+            s.mark_ecnth.unwrap_or(pie::MARK_ECNTH),
+            false,
+            0.0,
+            1.0,
+            path,
+            "mark_ecnth",
+        )?,
+        bytemode: s.bytemode.unwrap_or(false),
+        derandomize: s.derandomize.unwrap_or(true),
+        dq_rate_estimator: s.dq_rate_estimator.unwrap_or(false),
+        mtu: s
+            .mtu
+            .map(|b| b.0.min(u32::MAX as u64) as u32)
+            .unwrap_or(pie::MTU),
+    }))))
+}
+
+pub fn fq_codel(s: &FqCodelSpec, path: &str) -> Result<Queue> {
+    let flows = s.flows.unwrap_or(fq_codel::FLOWS);
+    if !(1..=65_536).contains(&flows) {
+        return err(path, "flows", format!("{flows} is outside 1..=65536"));
+    }
+    let codel = codel_params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(true), path)?;
+    Ok(Queue::FqCodel(Box::new(FqCodel::new(FqCodelParams {
+        flows,
+        quantum: s
+            .quantum
+            .map(|b| b.0.min(u32::MAX as u64) as u32)
+            .unwrap_or(fq_codel::QUANTUM),
+        codel,
+        limit: at_least_one(s.limit, fq_codel::LIMIT, path, "limit", "packet")?,
+        memory_limit: s
+            .memory_limit
+            .map(|b| b.0)
+            .unwrap_or(fq_codel::MEMORY_LIMIT),
+        drop_batch: at_least_one(
+            s.drop_batch,
+            fq_codel::DROP_BATCH,
+            path,
+            "drop_batch",
+            "packet",
+        )?,
+    }))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn red_err(json: &str, profile: Profile) -> ScenarioError {
+        let s: RedSpec = serde_json::from_str(json).unwrap();
+        match red(&s, "q", profile, Rate(10_000_000), SimTime::from_millis(10)) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted {json}"),
+        }
+    }
+
+    #[test]
+    fn red_checks_name_the_field_and_the_accepted_values() {
+        let e = red_err(r#"{"min_th": 5, "max_th": 5}"#, Profile::Linux);
+        assert_eq!(e.to_string(), "q.max_th: must be greater than min_th (5)");
+        // ns2 profile: automatic min_th 6.25 at 10 Mb/s with 500-byte packets.
+        let e = red_err(r#"{"max_th": 6}"#, Profile::Ns2);
+        assert_eq!(
+            e.to_string(),
+            "q.max_th: must be greater than min_th (6.25)"
+        );
+        let e = red_err(r#"{"q_weight": 0}"#, Profile::Linux);
+        assert_eq!(e.to_string(), "q.q_weight: 0 is outside (0, 1]");
+        let e = red_err(r#"{"max_p": 1.5}"#, Profile::Linux);
+        assert_eq!(e.to_string(), "q.max_p: 1.5 is outside (0, 1]");
+        let e = red_err(r#"{"limit": 0}"#, Profile::Linux);
+        assert_eq!(e.to_string(), "q.limit: must be at least 1 packet");
+        let e = red_err(r#"{"min_th": -1}"#, Profile::Linux);
+        assert!(e.to_string().starts_with("q.min_th:"), "{e}");
+    }
+
+    #[test]
+    fn other_aqms_reject_zero_times_and_limits() {
+        let c: CodelSpec = serde_json::from_str(r#"{"target": 0}"#).unwrap();
+        assert_eq!(
+            codel(&c, "q").err().unwrap().to_string(),
+            "q.target: must be positive"
+        );
+        let p: PieSpec = serde_json::from_str(r#"{"mark_ecnth": 2}"#).unwrap();
+        assert_eq!(
+            pie(&p, "q").err().unwrap().to_string(),
+            "q.mark_ecnth: 2 is outside [0, 1]"
+        );
+        let f: FqCodelSpec = serde_json::from_str(r#"{"flows": 0}"#).unwrap();
+        assert_eq!(
+            fq_codel(&f, "q").err().unwrap().to_string(),
+            "q.flows: 0 is outside 1..=65536"
+        );
+    }
+}

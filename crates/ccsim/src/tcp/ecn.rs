@@ -1,0 +1,351 @@
+//! ECN end to end — RFC 3168 §6.1 (`../shared/spec/algorithms.md` §1.9).
+//!
+//! Negotiation (§6.1.1): the SYN carries ECE and CWR; an ECN-capable receiver answers with ECE
+//! (not CWR) on the SYN-ACK; anything else leaves ECN off on both ends. Without a handshake
+//! both ends are configured: ECN is on when the sender asks for it and the receiver accepts it.
+//!
+//! Sender (§6.1.2, §6.1.4–6.1.5): new data is ECT(0); retransmissions, SYNs and pure ACKs are
+//! Not-ECT, so a router drops rather than marks them. An ACK with ECE in the Open state reduces
+//! the window once, to the threshold a loss would set (the congestion-control algorithm's own
+//! `ssthresh`, or the slow-start rule's decrease factor; Reno halves), with `cwnd = ssthresh`
+//! at once as ns-2 and RFC 3168 describe; it enters `CaState::Cwr` until data sent after the
+//! reduction is acknowledged, and sets CWR on the next new data packet. ECE during Cwr, fast recovery or after a timeout causes no second
+//! reduction (the window was already cut for that window of data), and a loss detected while
+//! in Cwr does not cut ssthresh again (Linux `tcp_enter_recovery`). ACKs with ECE do not grow
+//! the window. CWR is also set after a reduction for a loss or timeout (§6.1.2).
+//!
+//! Receiver (§6.1.3): a CE data packet makes every following ACK carry ECE until a data packet
+//! with CWR arrives; the first CE is acknowledged at once (Linux's quick ACK on CE), so a
+//! delayed-ACK receiver does not hold back the congestion signal.
+//!
+//! Deviations: Linux reduces over a round trip with PRR and freezes growth during CWR; here the
+//! cut is immediate and ACKs without ECE still grow the window (ns-2). The one-segment case of
+//! §6.1.2 (reset the timer instead of halving a window of 1) cannot arise: reactions happen only
+//! in the Open state, where cwnd is at least 2.
+
+use super::cc::{CaEvent, CaState, CongestionControl};
+use super::sender::Sender;
+use crate::packet::{flags, Ecn, Packet};
+
+/// The sender's ECN state.
+#[derive(Clone, Debug, Default)]
+pub struct EcnSender {
+    /// ECN is in use on this connection.
+    pub on: bool,
+    /// Set CWR on the next new data packet.
+    cwr_pending: bool,
+    /// One past the last segment sent before the reduction (Linux `high_seq`).
+    cwr_high: u64,
+}
+
+impl EcnSender {
+    /// `statically_on`: there is no handshake, this end asks for ECN and the peer accepts it.
+    pub fn new(statically_on: bool) -> EcnSender {
+        EcnSender {
+            on: statically_on,
+            ..Default::default()
+        }
+    }
+}
+
+/// Flags of an ECN-setup SYN (§6.1.1).
+pub const SYN_FLAGS: u8 = flags::ECE | flags::CWR;
+
+impl Sender {
+    /// The SYN-ACK tells whether the receiver agreed: ECE set and CWR clear.
+    pub(super) fn ecn_negotiated(&mut self, synack_flags: u8) {
+        self.ecn.on = self.p.ecn && synack_flags & SYN_FLAGS == flags::ECE;
+    }
+
+    /// Sets the ECN codepoint and CWR flag of a data packet about to be sent.
+    pub(super) fn ecn_stamp(&mut self, p: &mut Packet, new_data: bool) {
+        if !self.ecn.on || !new_data {
+            p.ecn = Ecn::NotEct;
+            return;
+        }
+        p.ecn = Ecn::Ect0;
+        if self.ecn.cwr_pending {
+            p.tcp.flags |= flags::CWR;
+            self.ecn.cwr_pending = false;
+        }
+    }
+
+    /// The window was reduced (ECN echo, fast retransmit or timeout): tell the receiver.
+    pub(super) fn ecn_window_reduced(&mut self) {
+        if self.ecn.on {
+            self.ecn.cwr_pending = true;
+        }
+    }
+
+    /// A new ACK: the Cwr state ends once data sent after the reduction is acknowledged —
+    /// strictly above the reduced window, so that the ACK has left the receiver after the CWR
+    /// packet reached it (Linux: "CWR is to be held something *above* high_seq is ACKed";
+    /// ns-2: `seqno > recover_`). An ACK for exactly the reduced window may still carry an
+    /// echo of the marks that caused the reduction.
+    pub(super) fn ecn_new_ack(&mut self) {
+        if self.st.ca_state == CaState::Cwr && self.una > self.ecn.cwr_high {
+            self.set_ca_state(CaState::Open);
+        }
+    }
+
+    /// An ACK carrying ECE on a connection using ECN.
+    pub(super) fn on_ece(&mut self) {
+        if self.st.ca_state != CaState::Open {
+            return;
+        }
+        // RFC 3168 §6.1.2: respond as to a single loss — the same threshold a loss would set.
+        self.st.ssthresh = self.loss_ssthresh();
+        self.st.cwnd = self.st.ssthresh;
+        self.cc.cwnd_event(&mut self.st, CaEvent::EcnEcho);
+        self.set_ca_state(CaState::Cwr);
+        self.ecn.cwr_high = self.high;
+        self.stats.ecn_reductions += 1;
+        self.ecn_window_reduced();
+    }
+}
+
+/// The receiver's ECN state.
+#[derive(Clone, Debug, Default)]
+pub struct EcnEcho {
+    capable: bool,
+    /// ECN is in use on this connection.
+    pub on: bool,
+    /// Echo ECE on every ACK until a CWR arrives.
+    echo: bool,
+    /// CE-marked data packets that arrived.
+    pub ce_received: u64,
+}
+
+impl EcnEcho {
+    /// A receiver that accepts ECN if `capable`; without a handshake it is on from the start.
+    pub fn new(capable: bool, handshake: bool) -> EcnEcho {
+        EcnEcho {
+            capable,
+            on: capable && !handshake,
+            ..Default::default()
+        }
+    }
+
+    /// A SYN arrived: returns the ECN flags of the SYN-ACK (ECE if ECN is agreed).
+    pub fn on_syn(&mut self, syn_flags: u8) -> u8 {
+        self.on = self.capable && syn_flags & SYN_FLAGS == SYN_FLAGS;
+        if self.on {
+            flags::ECE
+        } else {
+            0
+        }
+    }
+
+    /// A data packet arrived; true if it starts an echo, so it should be acknowledged at once.
+    pub fn on_data(&mut self, pkt: &Packet) -> bool {
+        if pkt.ecn == Ecn::Ce {
+            self.ce_received += 1;
+        }
+        if !self.on {
+            return false;
+        }
+        // CWR first: a CWR packet that is itself CE starts a new echo.
+        if pkt.tcp.flags & flags::CWR != 0 {
+            self.echo = false;
+        }
+        if pkt.ecn == Ecn::Ce && !self.echo {
+            self.echo = true;
+            return true;
+        }
+        false
+    }
+
+    /// Flags for the next (non-SYN) ACK.
+    pub fn ack_flags(&self) -> u8 {
+        if self.on && self.echo {
+            flags::ECE
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Kind, PacketArena, PktId};
+    use crate::scenario::schema::Profile;
+    use crate::tcp::cc::{Cc, Reno};
+    use crate::tcp::slow_start::SlowStart;
+    use crate::tcp::Io;
+    use crate::time::SimTime;
+    use crate::trace::Recorder;
+
+    fn data(ecn: Ecn, fl: u8) -> Packet {
+        let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1040, SimTime::ZERO);
+        p.payload = 1000;
+        p.ecn = ecn;
+        p.tcp.flags = fl;
+        p
+    }
+
+    #[test]
+    fn receiver_echoes_until_cwr() {
+        let mut r = EcnEcho::new(true, true);
+        assert_eq!(r.on_syn(flags::SYN | SYN_FLAGS), flags::ECE);
+        assert_eq!(r.ack_flags(), 0);
+        assert!(
+            r.on_data(&data(Ecn::Ce, 0)),
+            "the first CE asks for an immediate ACK"
+        );
+        assert_eq!(r.ack_flags(), flags::ECE);
+        // Later packets, CE or not, keep the echo going without another immediate ACK.
+        assert!(!r.on_data(&data(Ecn::Ect0, 0)));
+        assert!(!r.on_data(&data(Ecn::Ce, 0)));
+        assert_eq!(r.ack_flags(), flags::ECE);
+        // CWR stops it.
+        r.on_data(&data(Ecn::Ect0, flags::CWR));
+        assert_eq!(r.ack_flags(), 0);
+        // A CWR packet that is itself CE starts a new echo.
+        assert!(r.on_data(&data(Ecn::Ce, flags::CWR)));
+        assert_eq!(r.ack_flags(), flags::ECE);
+        assert_eq!(r.ce_received, 3);
+    }
+
+    #[test]
+    fn negotiation_needs_both_ends() {
+        // A non-ECN receiver answers a plain SYN-ACK; a receiver that gets a plain SYN too.
+        let mut r = EcnEcho::new(false, true);
+        assert_eq!(r.on_syn(flags::SYN | SYN_FLAGS), 0);
+        assert!(!r.on_data(&data(Ecn::Ce, 0)));
+        assert_eq!(r.ack_flags(), 0);
+        let mut r = EcnEcho::new(true, true);
+        assert_eq!(r.on_syn(flags::SYN), 0);
+        assert!(!r.on);
+        // Without a handshake the receiver's own setting decides.
+        assert!(EcnEcho::new(true, false).on);
+    }
+
+    struct Rig {
+        s: Sender,
+        arena: PacketArena,
+        out: Vec<PktId>,
+        rec: Recorder,
+    }
+
+    impl Rig {
+        /// An ECN sender without handshake, 20 segments in flight, receiver window unlimited.
+        fn new() -> Rig {
+            let mut p = Profile::Linux.tcp_defaults();
+            p.handshake = false;
+            p.ecn = true;
+            p.initial_window = 20;
+            let mut r = Rig {
+                s: Sender::new(0, 0, 1, p, Cc::Reno(Reno), SlowStart::Standard, None),
+                arena: PacketArena::default(),
+                out: vec![],
+                rec: Recorder::default(),
+            };
+            r.with_io(|s, io| s.start(io));
+            r
+        }
+        fn with_io<T>(&mut self, f: impl FnOnce(&mut Sender, &mut Io) -> T) -> T {
+            let mut io = Io {
+                now: SimTime::from_millis(1),
+                arena: &mut self.arena,
+                out: &mut self.out,
+                rec: &mut self.rec,
+            };
+            f(&mut self.s, &mut io)
+        }
+        /// An ACK for `segs` segments, with or without ECE; returns the packets sent in reply.
+        fn ack(&mut self, segs: u64, ece: bool) -> Vec<Packet> {
+            let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
+            a.tcp.ack = segs * self.s.p.mss as u64;
+            a.tcp.flags = flags::ACK | if ece { flags::ECE } else { 0 };
+            self.out.clear();
+            self.with_io(|s, io| s.on_ack(&a, io));
+            self.out
+                .iter()
+                .map(|id| self.arena.get(*id).clone())
+                .collect()
+        }
+    }
+
+    #[test]
+    fn sender_halves_once_per_window_and_sets_cwr_on_new_data() {
+        let mut r = Rig::new();
+        assert!(r.s.ecn.on);
+        let sent: Vec<Packet> = r.out.iter().map(|id| r.arena.get(*id).clone()).collect();
+        assert_eq!(sent.len(), 20);
+        assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
+        // ACK of segment 0 with ECE: cwnd 20 → ssthresh = cwnd = max(20/2, 2) = 10 (Reno;
+        // no growth on an ECE ACK). Flight is 19 > 10: nothing new goes out yet.
+        let sent = r.ack(1, true);
+        assert_eq!((r.s.st.cwnd, r.s.st.ssthresh), (10.0, 10.0));
+        assert_eq!(r.s.st.ca_state, CaState::Cwr);
+        assert_eq!(r.s.stats.ecn_reductions, 1);
+        assert!(sent.is_empty());
+        // More ECE ACKs for the same window: no second cut. Window growth resumes on ACKs
+        // without ECE (ns-2), one segment per window in congestion avoidance.
+        r.ack(2, true);
+        r.ack(3, true);
+        assert_eq!(r.s.st.cwnd, 10.0);
+        assert_eq!(r.s.stats.ecn_reductions, 1);
+        // Drain to flight < cwnd: ACK up to segment 11 → flight 9; the next new segment (20)
+        // carries CWR; the one after does not.
+        let sent = r.ack(11, false);
+        assert!(!sent.is_empty());
+        assert_eq!(sent[0].tcp.seq, 20 * r.s.p.mss as u64);
+        assert_ne!(sent[0].tcp.flags & flags::CWR, 0);
+        assert!(sent[1..].iter().all(|p| p.tcp.flags & flags::CWR == 0));
+        assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
+        // Still inside the reduced window (SND.UNA 11 < 20): ECE ignored.
+        r.ack(12, true);
+        assert_eq!(r.s.stats.ecn_reductions, 1);
+        // An ACK for exactly the reduced window (segments 0..19) may have left the receiver
+        // before the CWR packet arrived: its ECE is still the old episode.
+        r.ack(20, true);
+        assert_eq!(r.s.st.ca_state, CaState::Cwr);
+        assert_eq!(r.s.stats.ecn_reductions, 1);
+        // Once segment 20 (the first sent after the cut) is acknowledged, Cwr ends and a new
+        // ECE reduces again: ssthresh = cwnd/2.
+        r.ack(21, false);
+        assert_eq!(r.s.st.ca_state, CaState::Open);
+        let w = r.s.st.cwnd;
+        r.ack(22, true);
+        assert_eq!(r.s.stats.ecn_reductions, 2);
+        assert_eq!(r.s.st.cwnd, (w / 2.0).max(2.0));
+    }
+
+    #[test]
+    fn ece_during_loss_recovery_does_not_cut_again_and_retransmissions_are_not_ect() {
+        let mut r = Rig::new();
+        // Three duplicate ACKs for segment 0: fast retransmit, ssthresh 10.
+        r.ack(0, false);
+        r.ack(0, false);
+        let sent = r.ack(0, false);
+        assert_eq!(r.s.st.ca_state, CaState::Recovery);
+        let rtx = sent
+            .iter()
+            .find(|p| p.tcp.seq == 0)
+            .expect("retransmission");
+        assert_eq!(rtx.ecn, Ecn::NotEct);
+        let ssthresh = r.s.st.ssthresh;
+        // ECE arriving during recovery is the same congestion episode.
+        r.ack(0, true);
+        assert_eq!(r.s.st.ssthresh, ssthresh);
+        assert_eq!(r.s.stats.ecn_reductions, 0);
+        // The first new data sent after the loss reduction carries CWR.
+        let sent = r.ack(20, false);
+        let first_new = sent.iter().find(|p| p.tcp.seq >= 20 * r.s.p.mss as u64);
+        assert!(first_new.is_some_and(|p| p.tcp.flags & flags::CWR != 0));
+    }
+
+    #[test]
+    fn a_loss_in_a_window_already_cut_for_ecn_keeps_ssthresh() {
+        let mut r = Rig::new();
+        r.ack(1, true);
+        assert_eq!(r.s.st.ssthresh, 10.0);
+        for _ in 0..3 {
+            r.ack(1, false);
+        }
+        assert_eq!(r.s.st.ca_state, CaState::Recovery);
+        assert_eq!(r.s.st.ssthresh, 10.0);
+    }
+}
