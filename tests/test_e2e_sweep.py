@@ -2,6 +2,7 @@
 
 import os
 import signal
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -204,3 +205,17 @@ def test_points_with_one_scenario_run_once(tmp_path):
     assert df.key.nunique() == 1
     pts = ccsim.sweep(base(), zipped=zipped, output=tmp_path, table="points", progress=False)
     assert list(pts.status) == ["ok", "ok"]
+
+
+def test_sweep_object_and_file_forms(tmp_path):
+    by_args = ccsim.sweep(base(), AXES, workers=0, progress=False)
+    pd.testing.assert_frame_equal(
+        ccsim.sweep(ccsim.Sweep(base(), AXES), workers=0, progress=False), by_args
+    )
+    example = Path(__file__).resolve().parent.parent / "scenarios/sweeps/dumbbell-queue.toml"
+    with pytest.raises(TypeError, match="axes, replications cannot be given with a complete"):
+        ccsim.sweep(example, {"duration": [1]}, replications=2)
+    with pytest.raises(TypeError, match="axes cannot be given"):
+        ccsim.sweep(ccsim.Sweep(base(), AXES), AXES)
+    with pytest.raises(ValueError, match="table must be one of flows, queues, points"):
+        ccsim.sweep(base(), AXES, table="flow")

@@ -337,13 +337,13 @@ def _manifest(spec: Sweep, name: str, version: str, points: Sequence[Point], key
 
 def _as_sweep(spec: Any, axes: Any, options: dict[str, Any]) -> Sweep:
     given = [k for k, v in options.items() if v is not None]
-    if isinstance(spec, Sweep) or (
-        isinstance(spec, (str, os.PathLike)) and axes is None and is_sweep_file(spec)
-    ):
+    if isinstance(spec, (str, os.PathLike)) and is_sweep_file(spec):
+        spec = load_sweep(spec)
+    if isinstance(spec, Sweep):
         if axes is not None or given:
             what = ", ".join(["axes"] * (axes is not None) + given)
             raise TypeError(f"{what} cannot be given with a complete sweep ({spec!r})")
-        return spec if isinstance(spec, Sweep) else load_sweep(spec)
+        return spec
     return Sweep(spec, axes, **{**options, "zipped": options["zipped"] or ()})
 
 
