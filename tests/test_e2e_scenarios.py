@@ -7,7 +7,12 @@ import pytest
 ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
-SCENARIOS = sorted((Path(__file__).parent.parent / "scenarios").glob("*.toml"))
+# Sweep files (a [sweep] table) are checked by test_e2e_sweep_cli.py instead.
+SCENARIOS = sorted(
+    p
+    for p in (Path(__file__).parent.parent / "scenarios").glob("*.toml")
+    if not ccsim.sweep_spec.is_sweep_file(p)
+)
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])

@@ -11,11 +11,11 @@ pytest.importorskip("ccsim._core")
 
 from ccsim import runner  # noqa: E402
 from ccsim.cli import main  # noqa: E402
-from ccsim.sweep_spec import check  # noqa: E402
+from ccsim.sweep_spec import check, is_sweep_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "sweeps" / "dumbbell-queue.toml"
-SWEEPS = sorted((ROOT / "scenarios" / "sweeps").glob("*.toml"))
+SWEEPS = sorted(p for p in (ROOT / "scenarios").rglob("*.toml") if is_sweep_file(p))
 
 
 def grid(tmp_path, axes='"topology.bottleneck.queue.limit" = [10, 20]', extra=""):
