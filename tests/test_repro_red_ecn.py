@@ -1,0 +1,89 @@
+"""The RED + ECN reproduction (seed paper 002): its scenario files validate and its grids expand
+to the points the report's tables need. Fast: nothing is simulated."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ccsim = pytest.importorskip("ccsim")
+pytest.importorskip("ccsim._core")
+
+from ccsim.sweep_spec import check  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "scenarios" / "red-ecn.toml"
+GRID = ROOT / "scenarios" / "sweeps" / "red-ecn.toml"
+READINGS = ROOT / "scenarios" / "sweeps" / "red-ecn-readings.toml"
+SCRIPT = ROOT / "docs" / "reproductions" / "red_ecn.py"
+
+CC, RECOVERY = "flows[kind=tcp].tcp.cc", "flows[kind=tcp].tcp.recovery"
+QUEUE, ECN = "topology.bottleneck.queue", "flows[kind=tcp].tcp.ecn"
+
+
+@pytest.fixture(scope="module")
+def repro():
+    spec = importlib.util.spec_from_file_location("red_ecn_repro", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def combos(path):
+    """The distinct axis combinations of a sweep file, in order, and its seeds."""
+    sw = ccsim.load_sweep(path)
+    base = sw.base_scenario()
+    points = sw.points(base)
+    good, bad = check(base, points)
+    assert bad == []
+    assert len(good) == len(points)
+    seen = {}
+    for pt in points:
+        seen.setdefault(json.dumps(pt.axes, sort_keys=True), pt.axes)
+    return list(seen.values()), sorted({pt.seed for pt in points})
+
+
+def test_base_scenario_is_the_papers_setup():
+    d = ccsim.validate(BASE)
+    assert d["defaults"] == "ns2"
+    assert d["topology"]["pairs"] == 3
+    red = d["topology"]["bottleneck"]["queue"]
+    assert (red["kind"], red["min_th"], red["max_th"]) == ("red", 5, 15)
+    assert (red["q_weight"], red["limit"], red["mode"]) == (0.0002, 20, "packets")
+    assert [f["tcp"]["ecn"] for f in d["flows"]] == [True, True, True]
+
+
+def test_grid_is_four_variants_by_three_queues(repro):
+    points, seeds = combos(GRID)
+    assert len(points) == 12
+    assert seeds == list(range(1, 11))
+    variants = [repro.VARIANTS[(p[CC], p[RECOVERY])] for p in points]
+    queues = [repro.queue_label(p[QUEUE]) for p in points]
+    # Variants vary slowest, as the rows of the paper's tables.
+    assert variants == [v for v in ("Reno", "NewReno", "SACK", "Vegas") for _ in range(3)]
+    assert queues == ["DropTail", "RED", "RED + ECN"] * 4
+    # ECN on the senders exactly where the queue marks.
+    for p, q in zip(points, queues):
+        assert p[ECN] == (q == "RED + ECN")
+        assert p[QUEUE].get("ecn", False) == (q == "RED + ECN")
+    # ns-2's limit_ 20 for both queues: DropTail counts waiting packets only.
+    assert {p[QUEUE]["limit"] for p in points} == {19, 20}
+
+
+def test_readings_grid_crosses_six_readings_with_the_grid(repro):
+    points, seeds = combos(READINGS)
+    assert len(points) == 6 * 12
+    assert len(seeds) == 5
+    labels = list(dict.fromkeys(repro.reading_label(p) for p in points))
+    assert labels[0] == "1 Mb/s, 200 B, window 20"
+    assert len(labels) == 6
+
+
+def test_the_papers_columns_imply_200_byte_packets_over_60_s(repro):
+    pa = repro.paper_arithmetic()
+    assert pa["bits"] == pytest.approx((80.0, 80.0))
+    assert pa["div"][0] == pytest.approx(3.0, rel=2e-3)
+    assert pa["div"][1] == pytest.approx(3.0, rel=2e-3)
+    assert pa["T"][0] == pytest.approx(60.0, rel=1e-3)
+    assert pa["T"][1] == pytest.approx(60.0, rel=1e-3)
