@@ -14,8 +14,8 @@ from ccsim.sweep_spec import check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "scenarios" / "red-ecn.toml"
-GRID = ROOT / "scenarios" / "sweeps" / "red-ecn.toml"
-READINGS = ROOT / "scenarios" / "sweeps" / "red-ecn-readings.toml"
+GRID = ROOT / "scenarios" / "red-ecn-sweep.toml"
+READINGS = ROOT / "scenarios" / "red-ecn-readings-sweep.toml"
 SCRIPT = ROOT / "docs" / "reproductions" / "red_ecn.py"
 
 CC, RECOVERY = "flows[kind=tcp].tcp.cc", "flows[kind=tcp].tcp.recovery"

@@ -6,8 +6,8 @@ a three-pair dumbbell.
     python docs/reproductions/red_ecn.py --workers 2  # more local worker processes
     python docs/reproductions/red_ecn.py --no-readings  # skip the sensitivity grid (≈ 4 min)
 
-Runs the grid ``scenarios/sweeps/red-ecn.toml`` (results in ``results/red-ecn/``) and the
-sensitivity grid ``scenarios/sweeps/red-ecn-readings.toml`` (``results/red-ecn-readings/``),
+Runs the grid ``scenarios/red-ecn-sweep.toml`` (results in ``results/red-ecn/``) and the
+sensitivity grid ``scenarios/red-ecn-readings-sweep.toml`` (``results/red-ecn-readings/``),
 both resumable: a rerun computes only the points not on disk. Then runs the twelve single
 scenarios of the time-series figures (``results/red-ecn-runs/``), writes the PNGs into
 ``docs/reproductions/figures/`` and regenerates ``docs/reproductions/red-ecn.md``. Every number
@@ -28,8 +28,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "scenarios" / "red-ecn.toml"
-GRID = ROOT / "scenarios" / "sweeps" / "red-ecn.toml"
-READINGS = ROOT / "scenarios" / "sweeps" / "red-ecn-readings.toml"
+GRID = ROOT / "scenarios" / "red-ecn-sweep.toml"
+READINGS = ROOT / "scenarios" / "red-ecn-readings-sweep.toml"
 RESULTS = ROOT / "results"
 DOCS = ROOT / "docs" / "reproductions"
 FIGURES = DOCS / "figures"
@@ -114,9 +114,15 @@ def run_grid(path: Path, workers: int, force: bool) -> tuple[pd.DataFrame, pd.Da
         "points": len(points),
         "computed": len(done),
         "elapsed_s": elapsed,
+        "workers": workers,
         "sim_wall_s": float(points["wall_s"].sum()),
-        "output": out.relative_to(ROOT),
     }
+    # The last invocation that computed every point, kept beside the points (a cached rerun
+    # takes seconds and says nothing about the cost of the grid).
+    record = out / "red_ecn_timing.json"
+    if len(done) == len(points):
+        record.write_text(json.dumps(timing))
+    timing["full"] = json.loads(record.read_text()) if record.exists() else None
     return flows, queues, timing
 
 
@@ -218,7 +224,8 @@ def queue_figure(runs: dict, variant: str) -> Path:
             ax.axhline(y, color="grey", ls=style, lw=0.8)
         ax.set_ylim(0, 21)
         ax.set_ylabel("packets")
-        ax.set_title(f"{variant}, {queue}: bottleneck queue (blue), RED average (red)")
+        what = "bottleneck queue" if queue == "DropTail" else "queue (blue), RED average (red)"
+        ax.set_title(f"{variant}, {queue}: {what}")
         if ax is not axes[-1]:
             ax.set_xlabel("")
     fig.suptitle("dotted: min_th 5, max_th 15; dashed: limit 20")
@@ -289,6 +296,12 @@ def cell(summary: pd.DataFrame, key: tuple, metric: str, digits: int | None = No
     if isinstance(ci, float) and (math.isnan(ci) or ci < 0.5 * 10**-d):
         return fmt(mean, d)
     return f"{fmt(mean, d)} ± {fmt(ci, d)}"
+
+
+def span(lo: float, hi: float, digits: int = 2) -> str:
+    """``"lo-hi"``, or one number when both read the same."""
+    a, b = f"{lo:.{digits}f}", f"{hi:.{digits}f}"
+    return a if a == b else f"{a}-{b}"
 
 
 def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
@@ -767,7 +780,7 @@ python docs/reproductions/red_ecn.py            # --workers N for more processes
 
 The sweeps are resumable (`results/red-ecn/`, `results/red-ecn-readings/`, git-ignored): a
 rerun only computes missing points, then rewrites the figures and this report. The grid alone is
-`ccsim sweep scenarios/sweeps/red-ecn.toml --workers 1`.
+`ccsim sweep scenarios/red-ecn-sweep.toml --workers 1`.
 
 ## What the paper did
 
@@ -784,11 +797,11 @@ per variant, packets received and dropped, the average queue length, and through
   (300 Mb/s in all through one bottleneck).
 - **Packet size.** The text says 100 bytes; Table 2's caption says 200.
 - **The throughput columns are arithmetic on the packet count.** In all twelve rows,
-  overall throughput = {pa["bits"][0]:.2f}-{pa["bits"][1]:.2f} bit × packets received
+  overall throughput = {span(*pa["bits"])} bit × packets received
   ("packets" of 80 bits), and average throughput =
-  overall / ({pa["div"][0]:.3f}-{pa["div"][1]:.3f} × 10⁶): the overall figure divided among
+  overall / ({span(*pa["div"], 3)} × 10⁶): the overall figure divided among
   the three flows. The average column equals packets × 200 B × 8 bit / T with
-  T = {pa["T"][0]:.2f}-{pa["T"][1]:.2f} s in every row, which is how we chose the packet size
+  T = {span(*pa["T"])} s in every row, which is how we chose the packet size
   and the duration below. It cannot be the payload rate of a 100 Mb/s link either (200-byte
   segments in 240-byte packets carry at most 83.3 Mb/s), and Table 4 reports 102.6 Mb/s.
 - **Which table is which queue.** Only Tables 2 ("Without ECN") and 3 ("With ECN") are titled.
@@ -803,7 +816,7 @@ report ccsim's own numbers, not the paper's.
 
 ## Setup
 
-One command runs the grid `scenarios/sweeps/red-ecn.toml`: the base scenario
+One command runs the grid `scenarios/red-ecn-sweep.toml`: the base scenario
 `scenarios/red-ecn.toml` with 4 variants × 3 queues = 12 points, {n_seeds} seeds each (1-{n_seeds}).
 All three flows of a point use the same variant, as in the paper's tables.
 
@@ -811,13 +824,13 @@ All three flows of a point use the same variant, as in the paper's tables.
 
 **Why 1 Mb/s and not 100 Mb/s or 8 Mb/s.** Table 1 is the only place that names the bottleneck
 and gives it a rate distinct from the 100 Mb/s links; ns-2 scripts write megabits as `1Mb`,
-which the table renders "1 MB/S". With the ns-2 default window of 20 packets, three flows keep
-at most 60 packets in flight. A 1 Mb/s bottleneck holds about 13 packets in its pipe, so 60
-packets overflow the 20-packet buffer and the three queues have work to do, as the paper's drop
-counts say they had. At 100 Mb/s (the text) the pipe holds about 1,260 packets of 240 bytes:
-the flows are window-limited at about 5 % of the link and nothing queues unless the window is
-raised, which the paper does not say. At 8 Mb/s (Table 1's "MB" as megabytes) the pipe holds
-about 100 packets, again more than 60. The sensitivity section runs all of these.
+which we take the table's "1 MB/S" to transcribe. With the ns-2 default window of 20 packets,
+three flows keep at most 60 packets in flight. A 1 Mb/s bottleneck holds about 13 packets in
+its pipe, so 60 packets overflow the 20-packet buffer and the three queues have work to do, as
+the paper's drop counts say they had. At 100 Mb/s (the text) the pipe holds about 1,260 packets
+of 240 bytes: the flows are window-limited at about 5 % of the link and nothing queues unless
+the window is raised, which the paper does not say. At 8 Mb/s (Table 1's "MB" as megabytes)
+the pipe holds about 100 packets, again more than 60. The sensitivity section runs all of these.
 
 ## Results in the paper's layout
 
@@ -877,37 +890,46 @@ overall / 3, as in the paper. The largest possible overall goodput is
         rsum, order, rtiming = readings
         add(
             "## Sensitivity to the reading of the paper\n\n"
-            "`scenarios/sweeps/red-ecn-readings.toml`: the same 12 points under six readings "
+            "`scenarios/red-ecn-readings-sweep.toml`: the same 12 points under six readings "
             'of the setup, 5 seeds each. "window" is ns-2\'s `window_` in packets (receiver '
             "window and initial ssthresh); 10,000 means out of the way. Utilisation is the "
             "bottleneck's busy fraction.\n\n" + readings_table(rsum, order) + "\n"
         )
         add(readings_notes(rsum, order))
     add(
-        f"""## Fidelity notes
+        """## Fidelity notes
 
 - ccsim's SACK recovery is RFC 6675 (ns-2's `Sack1` is the 1996 pipe algorithm); NewReno
   leaves recovery with cwnd = ssthresh; ns-2 Vegas's fine-grained retransmission timer is not
   modelled (Vegas losses go through NewReno recovery, with ns-2's × ¾ window).
-- RTT samples are not quantised to the 10 ms tick (only the RTO is), and RED's forced-drop
-  victim is always the arriving packet (ns-2's default).
+- RTT samples are not quantised to the 10 ms tick (only the RTO is), and without timestamps
+  ccsim takes an RTT sample from every ACK of a segment sent once, where ns-2's `Agent/TCP`
+  times one segment per window (`rtt_seq_`): the RTO estimator, and so the timeout counts,
+  can differ from ns-2's. RED's forced-drop victim is always the arriving packet (ns-2's
+  default).
+- The receiver window is set explicitly (4,000 B): the ns2 profile's default is 20,000 bytes,
+  which is ns-2's `window_ 20` only for 1,000-byte segments (here it would be 100 segments).
 - The paper's `queue-limit 20` is taken as ns-2's `limit_ 20` for both queues: DropTail then
   holds 19 waiting packets, RED 20 (`algorithms.md` §10.5). Had the paper's script left RED
   in ns-2.35's default byte mode, its 5/15/20 would have counted 500-byte units, about
   10/31/42 of these 240-byte packets.
 
 ## Run time
-
-The grid: {timing["points"]} points, {timing["computed"]} computed in this invocation
-({timing["elapsed_s"]:.1f} s wall with the requested workers); the points' own simulation time
-sums to {timing["sim_wall_s"]:.1f} s."""
+"""
     )
-    if readings is not None:
-        rt = readings[2]
+    for label, t in (("The grid", timing), ("The readings grid", readings and readings[2])):
+        if not t:
+            continue
+        full = t["full"]
+        when = (
+            f"computed in full in {full['elapsed_s']:.1f} s wall with {full['workers']} worker(s)"
+            if full
+            else "never computed in full in one invocation here"
+        )
         add(
-            f"The readings grid: {rt['points']} points, {rt['computed']} computed in this "
-            f"invocation ({rt['elapsed_s']:.1f} s); simulation time {rt['sim_wall_s']:.1f} s, "
-            "most of it in the 100 Mb/s points."
+            f"- {label}: {t['points']} points, {when}; the points' own simulation time sums "
+            f"to {t['sim_wall_s']:.1f} s. This invocation computed {t['computed']} "
+            f"({t['elapsed_s']:.1f} s)."
         )
     add(
         "\n## Closing note: the headline table\n\n"
@@ -951,9 +973,9 @@ def readings_notes(rsum: pd.DataFrame, order: list[str]) -> str:
     text = (
         "\n".join(lines)
         + "\n\n"
-        + f"The main reading's picture (ECN cuts the loss-based variants' drops far below RED's "
-        f"and DropTail's; Vegas loses nothing without RED) holds with the text's 100-byte "
-        f"segments (ECN {cut[small] * 100:.0f} % below RED), with staggered starts "
+        + "The main reading's picture (ECN cuts the loss-based variants' drops far below RED's "
+        "and DropTail's; Vegas loses next to nothing unless RED drops for it) holds with the "
+        f"text's 100-byte segments (ECN {cut[small] * 100:.0f} % below RED), with staggered starts "
         f"({cut[late] * 100:.0f} %) and at the text's 100 Mb/s with a large window "
         f"({cut[r100] * 100:.0f} %; there every drop with ECN is an overflow of the first slow "
         f"start, {first[r100] / 3:.0f} per variant). At 100 Mb/s, though, the 20-packet buffer "
