@@ -133,8 +133,10 @@ class LocalPool:
         if exc_type is not None:
             # Interrupted or failed: the in-flight points are given up, so stop the workers
             # now instead of waiting for their points (which may take minutes) to finish.
+            # Take the workers before shutdown(): CPython 3.11 clears `_processes` there.
+            procs = list((getattr(ex, "_processes", None) or {}).values())
             ex.shutdown(wait=False, cancel_futures=True)
-            for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            for proc in procs:
                 if proc.is_alive():
                     proc.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
