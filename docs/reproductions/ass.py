@@ -894,19 +894,19 @@ What ccsim does not confirm:
 
 The ns2 profile as it is (no timestamps) takes an RTT sample on every new ACK from the newest
 segment the ACK covers, skipping it only if *that* segment was retransmitted
-(`crates/ccsim/src/tcp/sender.rs`, `on_new_ack`). After a timeout, the ACK for the
-retransmitted hole also covers segments sent before the timeout that had arrived, so the
-sample is the whole RTO wait plus the RTT (after the first timeout of a run: 0.26 s for a
-61 ms path). That inflates SRTT and RTTVAR, the next RTO is longer, the next such sample longer
-still: under 20 % loss the samples reach tens of seconds (the largest in that grid is
-{rtt_max_nots:.0f} s, above the 60 s maximum RTO), the RTO sits at 60 s for long stretches, and
-the flow idles most of the run. ns-2 never takes these
+(`crates/ccsim/src/tcp/sender.rs`, `on_new_ack`). After a timeout, the ACK for the retransmitted
+hole also covers segments sent before the timeout that had arrived, so the sample is the whole
+RTO wait plus the RTT (after the first timeout of a run: 0.26 s for a 61 ms path); the ACK that
+ends a SACK recovery likewise gives about two RTTs. Timeout samples inflate SRTT and RTTVAR, the
+next RTO is longer, the next such sample longer still: under 20 % loss the samples reach tens of
+seconds (the largest in that grid is {rtt_max_nots:.0f} s, above the 60 s maximum RTO), the RTO
+sits at 60 s for long stretches, and the flow idles most of the run. ns-2 never takes these
 samples: it times one segment per round trip and `reset_rtx_timer()` cancels the measurement
 (`rtt_active_ = 0`) at every timeout and fast retransmit; Linux discards the sample of an ACK
 that covers any retransmitted segment (`FLAG_RETRANS_DATA_ACKED`). With `timestamps = true`
-ccsim's samples are correct (the echoed timestamp is the retransmission's), so the grid uses
-it; the headers stay at ns-2's 40 bytes. Mean goodput with 20 % loss at IFQ 50, with and
-without the workaround (`results/ass-sweep-no-timestamps`):
+ccsim's samples are correct (the echoed timestamp is the retransmission's), so the grid uses it;
+the headers stay at ns-2's 40 bytes. Mean goodput with 20 % loss at IFQ 50, with and without the
+workaround (`results/ass-sweep-no-timestamps`):
 
 {ts_table}
 
