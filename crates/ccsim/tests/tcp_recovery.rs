@@ -208,3 +208,23 @@ fn delayed_acks_halve_the_ack_count() {
     assert!(ratio_without > 0.97, "{ratio_without}");
     assert!(ratio_with > 0.45 && ratio_with < 0.6, "{ratio_with}");
 }
+
+#[test]
+fn no_rtt_sample_spans_a_timeout_without_timestamps() {
+    // Karn's rule: the ACK that ends the outage covers the retransmitted segment and segments
+    // sent before the timeout; a sample from it would be RTO + RTT (seconds). The path's RTT
+    // is at most 41.5 ms + 100 queued packets × 1.2 ms ≈ 0.16 s.
+    let tcp = r#""delayed_ack":false,"handshake":false,"timestamps":false,"header_bytes":40"#;
+    let r = run(&one_flow(
+        "10Mbps",
+        18.0,
+        100,
+        20.0,
+        tcp,
+        r#","loss":{"kind":"outage","intervals":[["5s","8s"]]}"#,
+        "",
+    ));
+    assert!(r.flows.u64s("timeouts")[0] >= 2);
+    let max = r.flows.f64s("rtt_max_s")[0];
+    assert!(max < 0.2, "largest RTT sample {max} s");
+}

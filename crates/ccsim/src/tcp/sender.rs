@@ -411,8 +411,12 @@ impl Sender {
         let rtt = if self.p.timestamps && pkt.tcp.ts_ecr > SimTime::ZERO {
             Some(now - pkt.tcp.ts_ecr)
         } else {
-            let m = self.segs[(ack - 1 - self.una) as usize];
-            (!m.retx).then(|| now - m.sent)
+            // Karn: no sample if the ACK covers any retransmitted segment, or the sample would
+            // include the timeout or recovery wait (Linux `FLAG_RETRANS_DATA_ACKED`).
+            let covered = &self.segs;
+            let any_retx = covered.iter().take(acked as usize).any(|m| m.retx);
+            let m = covered[(ack - 1 - self.una) as usize];
+            (!any_retx).then(|| now - m.sent)
         };
         if let Some(r) = rtt {
             self.rtt_sample(r, io);
