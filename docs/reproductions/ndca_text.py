@@ -1,0 +1,504 @@
+"""The words of the paper 003 report (``ndca_report.py`` assembles it): number formatting, the
+fixed prose with placeholders, and the paragraphs written around computed numbers. Every
+number in them comes from the runs or from ``ndca_setup``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from ndca_setup import (
+    ALG_LABEL,
+    ALGS,
+    BASE_RTT_S,
+    BDP_PKTS,
+    DURATION_S,
+    FIG5_LOSS,
+    JAIN_LEVEL,
+    LOSS,
+    LOSSES,
+    MAIN_BUFFER,
+    MAX_GOODPUT_BPS,
+    STARTS,
+    STARTUP_S,
+    hs_response_bps,
+    loss_label,
+    start_label,
+)
+
+INTRO = """\
+# NDCA-TCP against HighSpeed TCP on a 1 Gb/s path (seed paper 003)
+
+Reproduction of M. Park, B. Lee, D. Chang, D. Oh, J. Lee and B. Kim, *Design of Network
+Dependent Congestion Avoidance TCP (NDCA-TCP) for Performance Improvement in Broadband
+Networks* (`../shared/seeds/003_b86cc00f3990c89f.txt`) with ccsim {version}.
+
+**Regenerate everything** (sweeps, runs, figures, this file) from the repository root:
+
+```sh
+python docs/reproductions/ndca.py --workers 2     # --no-long skips the two 30-minute runs
+```
+
+Everything is resumable (`results/ndca/`, `results/ndca-startup/`, `results/ndca-long/`, and
+the runs with time series in `results/ndca-runs/` and `results/ndca-fairness/`, all
+git-ignored): a rerun computes only what is missing, then redraws the figures and rewrites
+this file. The grid alone is `ccsim sweep scenarios/ndca-sweep.toml --workers 2 -o results/ndca`.
+"""
+
+SETUP = """\
+## What the paper did
+
+NDCA-TCP changes Reno's window growth in four intervals (the paper's Fig. 1): **A**, slow
+start, whose threshold comes from a bandwidth estimate (TCP-Jersey's, eqs. 3-4) as
+ssthresh = BW·RTT/MSS (eq. 5); **B**, Reno's +1/cwnd per ACK above that threshold; **C**, after
+triple duplicate ACKs the window halves, the estimate restarts, and slow start resumes up to
+the newly measured threshold; **D**, the window is held while the RTT exceeds α·BaseRTT. Its
+Fig. 4 gives the sender's pseudo-code. The ns-2 simulations run on a chain of three links,
+2.5 Gb/s, 2.5 Gb/s and 1 Gb/s with 1, 1 and 49 ms of delay (Fig. 3), and compare NDCA-TCP
+with HighSpeed TCP (RFC 3649): Fig. 5, the window over the first 50 s at a loss probability
+of 1e-5; Fig. 6, the time-averaged throughput at loss probabilities 1e-4 to 1e-7, 30-minute
+runs averaged over 10 seeds; Fig. 7, Jain's index of two flows at 1e-5 over time. The
+figures are not in the text copy and the text gives no numbers: the paper's results are the
+statements its text makes about its figures, which this report sets against ccsim's numbers.
+
+In ccsim, NDCA-TCP is `cc = {{ kind = "ndca", n = 10, alpha = 1.2, hold = true }}`
+(`crates/ccsim/src/tcp/cc/ndca.rs`, Fig. 4 on Reno) and HighSpeed TCP is `cc = "highspeed"`,
+which under the `ns2` profile is ns-2's formula form (`windowOption_ 8`).
+
+## Setup, and where the paper is ambiguous
+
+Scenario files: [`scenarios/ndca.toml`](../../scenarios/ndca.toml) (one point),
+[`scenarios/ndca-sweep.toml`](../../scenarios/ndca-sweep.toml) (Fig. 6: 2 algorithms × 4 loss
+rates × {n_seeds} seeds, {duration} s),
+[`scenarios/ndca-sensitivity-sweep.toml`](../../scenarios/ndca-sensitivity-sweep.toml) (the
+same × 3 buffer sizes × 2 loss recoveries, {sens_seeds} seeds), and
+[`scenarios/ndca-fairness.toml`](../../scenarios/ndca-fairness.toml) with
+[`scenarios/ndca-fairness-sweep.toml`](../../scenarios/ndca-fairness-sweep.toml) (Fig. 7: 2
+algorithms × 2 start times × {n_seeds} seeds). The `ns2` defaults profile supplies what the
+paper leaves to ns-2.35: no delayed ACKs (`TCPSink`), one window increase per ACK, a 200 ms
+minimum RTO, Limited Transmit.
+
+{setup_table}
+"""
+
+SETUP_NOTES = """\
+Where Fig. 4's pseudo-code and the text disagree or are silent, `ndca.rs` follows the
+pseudo-code as the project decided (`../shared/seeds/README.md`):
+
+- **Sampling.** The text says that above N segments the estimate is updated "for every N
+  round trip time"; the pseudo-code updates it every ⌊cwnd/N⌋ ACKs, N times per round trip.
+  ccsim follows the pseudo-code.
+- **RTT or BaseRTT.** Eqs. 3-5 weight the estimate and compute the threshold with the RTT;
+  the pseudo-code uses BaseRTT in both (`timeRatio`, `cwnd_essthresh`). ccsim uses BaseRTT.
+  With the RTT, a standing queue would raise the threshold with the queue.
+- **The hold.** "if (BW == maxBW) cwnd = cwnd" is not defined further; §3.4 says the window is
+  held while the RTT exceeds α·BaseRTT, until a smaller BaseRTT or a loss. ccsim compares the
+  smallest RTT sample of each round with α·BaseRTT, α = 1.2 (not given in the paper).
+- **Before the first estimate** (it takes two ACK times) the connection slow-starts under its
+  ordinary ssthresh; after a timeout the estimate is kept and slow start runs up to it.
+"""
+
+FIDELITY = """\
+## Fidelity notes
+
+- **Loss recovery.** ccsim's Reno recovery is RFC 5681's, as ns-2's `Agent/TCP/Reno`: one
+  fast retransmit per window, so several losses in one window usually end in a timeout.
+  After a timeout both resend everything from the first hole (go-back-N), so HS-TCP's
+  retransmissions exceed its drops. Which recovery the paper's HS-TCP used is not known; the
+  sensitivity grid shows what SACK changes.
+- **RTT samples.** ccsim takes an exact RTT sample from every ACK (Karn's rule without
+  timestamps); ns-2 times one segment per round trip in `tcpTick_` units (10 ms by default).
+  NDCA-TCP's BaseRTT and its α·BaseRTT test would be coarser in ns-2: 102 ms reads as 100 or
+  110 ms there, and 1.2 × that is a 20-22 ms queue.
+- **Bursts.** Neither ns-2 nor ccsim paces: every ACK releases its packets back to back at
+  2.5 Gb/s into the 1 Gb/s link. This is why NDCA-TCP's slow starts need a buffer of their
+  own (the sensitivity grid's small buffers).
+- **Not tested.** The abstract and conclusion claim better *RTT* fairness; the paper's
+  experiments use one path, so do these.
+{hold_text}
+"""
+
+CLOSING = """\
+## Closing note: the headline numbers
+
+ccsim, NDCA-TCP against HighSpeed TCP on the 2.5/2.5/1 Gb/s chain (102 ms round trip),
+1500-byte packets, a one-BDP DropTail buffer, Reno recovery for both, loss on the 1 Gb/s
+link, {duration} s, {n_seeds} seeds (means ± 95 % intervals):
+
+{table}
+
+- **Start-up (Fig. 5, loss {fig5_loss}):** overflow drops in the first {startup} s: NDCA-TCP
+  {n_ovf:,.0f}, HS-TCP {h_ovf:,.0f}; largest start-up window {n_peak:.2f} × BDP against
+  {h_peak:.2f} × BDP.
+- **Fairness (Fig. 7, loss {fair_loss}):** mean Jain's index over the first 20 s of the two
+  flows together: {fair}.
+- **Wall time:** {wall}, with two workers on this shared 2-core machine (see
+  [Run time](#run-time)).
+"""
+
+
+# The setup table: (item, the paper, ccsim, why). Placeholders are filled in by the report.
+SETUP_ROWS = [
+    (
+        "topology", "chain of 2.5 G, 2.5 G, 1 G links; 1, 1, 49 ms (Fig. 3)",
+        '`kind = "chain"`, n0-n1-n2-n3, those links; the flow runs n0 → n3',
+        "as given. The round trip is 102 ms, and the 1 Gb/s link holds {bdp} packets of "
+        "1500 B in flight (the BDP)",
+    ),
+    (
+        "packet size", "not given", "1460 B of payload + 40 B of headers = 1500 B",
+        "the size of RFC 3649's example, which the paper quotes in §2; ns-2's default would "
+        "be 1000 B",
+    ),
+    (
+        "buffer", "not given",
+        "DropTail, {bdp} waiting packets (one BDP) on every link; only n2 → n3 ever fills",
+        "the rule of thumb of one BDP. Interval D needs a queue of (α − 1)·BaseRTT = 20 ms, "
+        "{hold_threshold:,.0f} packets, before it acts. The sensitivity grid runs 500 and 2,000",
+    ),
+    (
+        "loss", '"packet loss probability" 1e-4 … 1e-7',
+        "Bernoulli loss of the data packets on n2 → n3; ACKs are not lost",
+        "the paper does not say where; an ns-2 error model sits on one link direction",
+    ),
+    (
+        "TCP agents",
+        'ns-2; NDCA-TCP "by modifying the ns-2 TCP Reno code"; HS-TCP\'s agent not given',
+        'both with Reno loss recovery (`recovery = "reno"`)',
+        "the same recovery for both isolates the congestion control, which is what the paper "
+        "compares; the sensitivity grid runs SACK",
+    ),
+    (
+        "window, initial ssthresh", "not given",
+        "receiver window 100,000 packets (146 MB), initial ssthresh 100,000",
+        "ns-2's `window_` must exceed what the path holds (BDP + buffer = 17,000) or it caps "
+        "both algorithms; ns-2's `reset()` sets ssthresh to `window_`, so slow start ends at "
+        "the first loss: the overshoot the paper describes",
+    ),
+    (
+        "NDCA-TCP", "N = 10; α not given", "`n = 10`, `alpha = 1.2`, `hold = true`",
+        "the project's decision (`../shared/seeds/README.md`); the other readings below",
+    ),
+    (
+        "HS-TCP", "RFC 3649",
+        "ns-2's formulas: Low_Window 38, High_Window 83,000, High_P 1e-7, High_Decrease 0.1; "
+        "standard slow start",
+        "ns-2.35 defaults (`max_ssthresh_` 0: no Limited Slow-Start)",
+    ),
+    (
+        "duration", "30 minutes", "**{duration} s**; 30 minutes for seed 1 at 1e-7",
+        "a saturated 1 Gb/s path costs ccsim about {events_m:.1f} million events per simulated "
+        "second, so {n_seeds} seeds × 8 points × 30 minutes would take hours on this 2-core "
+        "machine. A {duration} s run at 1 Gb/s sends about {pkts_m:.0f} million packets and "
+        "so sees about {loss4:,.0f} random losses at 1e-4 and {loss7:.0f} at 1e-7 (the "
+        "paper's 30 minutes: {loss7_paper:.0f})",
+    ),
+    (
+        "seeds", "10", "{n_seeds} (1 … {n_seeds})",
+        "as given; the seeds change only the random losses",
+    ),
+    (
+        "throughput", '"time averaged throughput"',
+        "goodput: unique payload bytes delivered ÷ run length",
+        "duplicates from go-back-N after a timeout are not throughput a user sees",
+    ),
+    (
+        "Fig. 7",
+        "two flows, loss 1e-5; which, when they start and how the index is averaged are "
+        "not given",
+        "two flows of one algorithm; the second starts 20 s after the first, or with it; "
+        "Jain's index of the two flows' 1 s goodput",
+        '"Fairness index of the NDCA-TCP and the HSTCP": one curve per algorithm, so each '
+        'curve is two flows of one algorithm; "converges to 1.0" needs flows that start '
+        "unequal, so the main case staggers them; the other start is shown too",
+    ),
+]  # fmt: skip
+
+
+# --- formatting ------------------------------------------------------------------------------
+
+
+def fmt(x: float, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def pm(mean: float, ci: float, digits: int = 1) -> str:
+    """``mean ± ci``; the interval is left out where it rounds to zero (seeds that agree)."""
+    if ci is None or math.isnan(ci) or ci < 0.5 * 10**-digits:
+        return fmt(mean, digits)
+    return f"{fmt(mean, digits)} ± {fmt(ci, digits)}"
+
+
+def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    align = align or "l" + "r" * (len(header) - 1)
+    marks = {"l": "---", "r": "---:"}
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def mbps(s: pd.Series, metric: str = "goodput") -> str:
+    return pm(s[f"{metric}_mean"] / 1e6, s[f"{metric}_ci95"] / 1e6)
+
+
+def share(x_bps: float) -> str:
+    return f"{x_bps / MAX_GOODPUT_BPS * 100:.0f} %"
+
+
+# --- prose --------------------------------------------------------------------------------------
+
+# The prose sections below quote only numbers computed from the runs.
+
+
+def summary_bullets(summary, startup, st, sens, buffers, recs, long, c, v) -> str:
+    r, verdicts = c["ratio"], c["verdicts"]
+    h5 = summary.loc[("highspeed", FIG5_LOSS)]
+    low = [x for x in LOSSES if x < FIG5_LOSS]
+    least = min(summary.loc[(a, x), "goodput_mean"] for a in ALGS for x in low)
+    small = min(buffers)
+    nd_small = {rec: sens.loc[(small, rec, "ndca", FIG5_LOSS), "goodput_mean"] for rec in recs}
+    hs_small = {rec: sens.loc[(small, rec, "highspeed", FIG5_LOSS), "goodput_mean"] for rec in recs}
+    stag = [s for s in STARTS if float(s.rstrip("s")) > 0][0]
+    out = [
+        "## Summary\n",
+        f"- **Fig. 6: {verdicts['throughput']}.** Mean goodput, NDCA-TCP vs HS-TCP "
+        f"({v['duration']} s, {v['n_seeds']} seeds): "
+        + ", ".join(
+            f"{summary.loc[('ndca', x), 'goodput_mean'] / 1e6:.0f} vs "
+            f"{summary.loc[('highspeed', x), 'goodput_mean'] / 1e6:.0f} Mb/s at {loss_label(x)}"
+            for x in LOSSES
+        )
+        + ": NDCA-TCP gets "
+        + " and ".join(f"{r[x]:.1f}×" for x in LOSSES if x >= FIG5_LOSS)
+        + " HS-TCP's goodput at "
+        + " and ".join(loss_label(x) for x in LOSSES if x >= FIG5_LOSS)
+        + f"; at {' and '.join(loss_label(x) for x in low)} both carry at least "
+        f"{share(least)} of the link.",
+        f"- **Fig. 5, no overshoot: {verdicts['overshoot']}.** In its first {v['startup']} s "
+        f"at {v['fig5_loss']} NDCA-TCP never overflows the {MAIN_BUFFER:,}-packet buffer: its "
+        f"estimate ends slow start at {startup['ndca']['peak_cwnd'] / BDP_PKTS:.2f} × the "
+        f"path's BDP. HS-TCP's slow start runs to "
+        f"{startup['highspeed']['peak_cwnd'] / BDP_PKTS:.1f} × BDP and loses "
+        f"{h5['early_overflow_mean']:,.0f} packets to overflow (mean of {v['n_seeds']} seeds). "
+        f'Fig. 5\'s "very stable" window: **{verdicts["stable"]}** (see the claims below).',
+        f"- **Fig. 7: {verdicts['fairness']}.** With the second flow {start_label(stag)}, two "
+        f"NDCA-TCP flows first reach an index of {v['jain_level']} after "
+        f"{st.loc[('ndca', stag), 'first_s_mean']:.1f} s, two HS-TCP flows after "
+        f"{st.loc[('highspeed', stag), 'first_s_mean']:.1f} s. Mean index over the first 20 s, "
+        "NDCA-TCP vs HS-TCP: "
+        + "; ".join(
+            f"{st.loc[('ndca', x), 'mean20_mean']:.3f} vs "
+            f"{st.loc[('highspeed', x), 'mean20_mean']:.3f} with the second flow {start_label(x)}"
+            for x in STARTS
+        )
+        + ".",
+        f"- **The comparison rests on choices the paper leaves open.** With a {small}-packet "
+        f"buffer NDCA-TCP collapses ({nd_small['reno'] / 1e6:.0f} Mb/s at {v['fig5_loss']} "
+        f"with Reno recovery, HS-TCP {hs_small['reno'] / 1e6:.0f}"
+        + (
+            f"; {nd_small['sack'] / 1e6:.0f} and {hs_small['sack'] / 1e6:.0f} with SACK"
+            if "sack" in nd_small
+            else ""
+        )
+        + "): it slow-starts again after every loss, and with no pacing each of those slow "
+        "starts overflows a small buffer. SACK instead of Reno recovery helps HS-TCP most "
+        "([sensitivity](#sensitivity-to-the-buffer-and-the-loss-recovery)).",
+        f"- **{v['duration']} s instead of {v['paper_min']} minutes.** At 1e-7 a "
+        f"{v['duration']} s run sees about {v['loss7']:.0f} random loss, so its goodput is the "
+        "start-up and the buffer's doing, not the loss rate's."
+        + (
+            f" The paper's 30 minutes (seed 1) give NDCA-TCP {_long(long, 'ndca', 1e-7):.0f} "
+            f"and HS-TCP {_long(long, 'highspeed', 1e-7):.0f} Mb/s at 1e-7, against "
+            f"{summary.loc[('ndca', 1e-7), 'goodput_mean'] / 1e6:.0f} and "
+            f"{summary.loc[('highspeed', 1e-7), 'goodput_mean'] / 1e6:.0f} in {v['duration']} s."
+            if long is not None and len(long)
+            else ""
+        ),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _long(long: pd.DataFrame, alg: str, loss: float) -> float:
+    lg = long[(long["flow"] == alg) & np.isclose(long[LOSS], loss)]
+    return float(lg["goodput_bps"].iloc[0]) / 1e6 if len(lg) else float("nan")
+
+
+def startup_prose(summary, trace) -> str:
+    n, h = trace["ndca"], trace["highspeed"]
+    h5 = summary.loc[("highspeed", FIG5_LOSS)]
+    return (
+        "HS-TCP starts with ns-2's ssthresh (`window_`, here 100,000 packets), so only a loss "
+        f"ends its slow start: its window reaches {h['peak_cwnd']:,.0f} packets at "
+        f"{h['peak_t']:.2f} s, {h['peak_cwnd'] / (BDP_PKTS + MAIN_BUFFER):.1f} times what the "
+        f"path holds (BDP {BDP_PKTS:,} + buffer {MAIN_BUFFER:,}), and loses the excess at once. "
+        "Reno recovery repairs one hole per round trip and ends in timeouts "
+        f"({h5['early_timeouts_mean']:.1f} per run in the first {STARTUP_S:g} s), after "
+        "which the window restarts from one. NDCA-TCP sets its threshold from the rate of the "
+        "returning ACKs (eq. 5), which trails the sending rate by about one BaseRTT (each "
+        "update weighs the new rate by Δ/(BaseRTT + Δ)); a window that doubles outruns that "
+        "estimate, so NDCA-TCP's slow start grows by less than a doubling per round trip "
+        f"and stops where the measured rate stops growing: at {n['peak_cwnd']:,.0f} packets "
+        f"({n['peak_cwnd'] / BDP_PKTS:.2f} × BDP) at {n['peak_t']:.2f} s, later than HS-TCP's "
+        "peak but with the queue far from the buffer. Above its estimate it grows by 1/cwnd "
+        "per ACK, so it stays near the BDP with a short queue until a random loss halves it.\n"
+    )
+
+
+def throughput_prose(summary, long) -> str:
+    def rfc(p):
+        return min(float(hs_response_bps(np.array([p]))[0]), MAX_GOODPUT_BPS) / 1e6
+
+    high = [x for x in LOSSES if x >= FIG5_LOSS]
+    low = [x for x in LOSSES if x < FIG5_LOSS]
+    hs_fit = ", ".join(
+        f"{summary.loc[('highspeed', x), 'late_mean'] / 1e6:.0f} vs {rfc(x):.0f} Mb/s at "
+        f"{loss_label(x)}"
+        for x in high
+    )
+    n4 = summary.loc[("ndca", max(LOSSES))]
+    h7 = summary.loc[("highspeed", min(LOSSES))]
+    least = min(summary.loc[(a, x), "late_mean"] for a in ALGS for x in low)
+    return (
+        "- **HS-TCP is near its response function** at the high loss rates once its start-up "
+        f"is over (goodput after {STARTUP_S:g} s vs RFC 3649's 0.12/p^0.835 segments per "
+        f"round trip at the base RTT: {hs_fit}). Its start-up costs weigh more in "
+        f"{DURATION_S:g} s than they would in 30 minutes.\n"
+        "- **NDCA-TCP recovers from a loss by slow start** up to its new estimate (interval "
+        "C): its window climbs back to the BDP along the concave curves of the figure, "
+        "where Reno's one packet per round trip would take "
+        f"{BDP_PKTS / 2 * BASE_RTT_S:.0f} s to regain the lost half. At "
+        f"{loss_label(max(LOSSES))} the losses come so often (about "
+        f"{n4['random_mean'] / DURATION_S:.1f} per second) that two often fall in one window, "
+        f"and Reno recovery times out ({n4['timeouts_mean']:.0f} timeouts per run).\n"
+        f"- **At {' and '.join(loss_label(x) for x in low)} both fill the link** (after the "
+        f"start-up at least {share(least)}); what separates them is HS-TCP's start-up and its "
+        f"overflows: HS-TCP keeps filling the {MAIN_BUFFER:,}-packet buffer (at "
+        f"{loss_label(min(LOSSES))} an average queue of {h7['avg_queue_mean']:,.0f} packets, "
+        f"{h7['overflow_mean']:,.0f} overflow drops and {h7['timeouts_mean']:.1f} timeouts per "
+        "run), NDCA-TCP never does.\n"
+    )
+
+
+def sensitivity_prose(sens, buffers, recs) -> str:
+    def m(b, rec, alg, loss, what="goodput_mean"):
+        x = sens.loc[(b, rec, alg, loss), what]
+        return x / 1e6 if what == "goodput_mean" else x
+
+    small, mid, big = buffers[0], buffers[1], buffers[-1]
+    same = max(
+        abs(m(mid, rec, "ndca", x) / m(big, rec, "ndca", x) - 1) for rec in recs for x in LOSSES
+    )
+    ovf = {a: m(small, recs[0], a, FIG5_LOSS, "overflow_mean") for a in ALGS}
+    lines = [
+        "- **The buffer.** NDCA-TCP slow-starts again after every loss (interval C), and its "
+        "slow starts send ACK-clocked bursts: two packets per ACK at 2.5 Gb/s into the 1 Gb/s "
+        "link, so the bottleneck queue grows by the window's increase in each round trip. "
+        f"With {small} packets that overflows long before the window reaches the BDP, and "
+        "every loss starts the next slow start: at "
+        f"{loss_label(FIG5_LOSS)} with {recs[0].capitalize()} recovery NDCA-TCP loses "
+        f"{ovf['ndca']:,.0f} packets to overflow in {DURATION_S:g} s (HS-TCP "
+        f"{ovf['highspeed']:,.0f}, which slow-starts only at the start and after a timeout) "
+        "and gets "
+        f"{m(small, recs[0], 'ndca', min(LOSSES)):.0f} Mb/s even at {loss_label(min(LOSSES))}. "
+        f"With {mid:,} packets (a quarter of the BDP) NDCA-TCP is "
+        + (
+            f"as good as with {big:,} (within {same * 100:.1f} % everywhere)"
+            if same < 0.03
+            else f"up to {same * 100:.0f} % away from its {big:,}-packet numbers"
+        )
+        + ".",
+    ]
+    if "sack" in recs:
+        gain = {x: m(big, "sack", "highspeed", x) - m(big, "reno", "highspeed", x)
+                for x in LOSSES}  # fmt: skip
+        holds = all(
+            m(b, rec, "ndca", x) > m(b, rec, "highspeed", x)
+            for b in buffers[1:]
+            for rec in recs
+            for x in LOSSES
+            if x >= FIG5_LOSS
+        )
+        lines.append(
+            "- **The loss recovery.** SACK repairs many holes per round trip where Reno times "
+            f"out. With the {big:,}-packet buffer HS-TCP gains "
+            + ", ".join(f"{gain[x]:+.0f} Mb/s at {loss_label(x)}" for x in LOSSES)
+            + f"; NDCA-TCP with SACK gets {m(small, 'sack', 'ndca', FIG5_LOSS):.0f} Mb/s at "
+            f"{loss_label(FIG5_LOSS)} with the {small}-packet buffer. Fig. 6's direction, "
+            "NDCA-TCP ahead at 1e-4 and 1e-5, "
+            + (
+                f"holds in every combination with {mid:,} packets of buffer or more."
+                if holds
+                else f"does not hold in every combination with {mid:,} packets or more."
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def fairness_prose(st, extra: dict) -> str:
+    stag = [x for x in STARTS if float(x.rstrip("s")) > 0][0]
+    n = st.loc[("ndca", stag)]
+    thr = extra["hold_threshold"]
+    hold = (
+        f"above the {thr:,.0f} at which interval D holds a window, so unlike the one-flow "
+        "runs the hold does act here"
+        if n["max_queue_mean"] > thr
+        else f"below the {thr:,.0f} at which interval D would act"
+    )
+    ho = st.loc[("highspeed", stag), "overflow_mean"]
+    return (
+        "Two flows of one algorithm on one path have the same RTT, so Fig. 7 is about "
+        "convergence, not RTT fairness. When the second NDCA-TCP flow arrives at 20 s, the "
+        "first sits at its estimate, about the BDP, with hardly any queue; the newcomer's "
+        f"slow start brings the index to {JAIN_LEVEL} after {n['first_s_mean']:.1f} s on "
+        "average. The two windows then often add up to more than the BDP: the queue reaches "
+        f"{n['max_queue_mean']:,.0f} packets (mean of the seeds' largest), {hold}. Random "
+        f"losses (about {n['drops_mean'] / DURATION_S:.1f} per second for the pair) halve one "
+        "flow or the other, which then slow-starts back to the rate it measures. HS-TCP's "
+        "newcomer slow-starts with no threshold until the buffer overflows "
+        f"({ho:,.0f} overflow drops per run with the second flow at 20 s), which costs both "
+        "flows, and afterwards HS-TCP's increase a(w) grows and its decrease b(w) shrinks with "
+        "the window, which favours the larger flow (RFC 3649 trades convergence time for "
+        "scalability). With both flows starting together the index starts at 1 and the "
+        "random losses push it away. Mean total goodput of the pair: "
+        + "; ".join(
+            f"{ALG_LABEL[a]} {st.loc[(a, x), 'total_mbps_mean']:.0f} Mb/s (second flow "
+            f"{start_label(x)})"
+            for a in ALGS
+            for x in STARTS
+        )
+        + ".\n"
+    )
+
+
+def closing(summary, startup, st, timings, v) -> str:
+    rows = []
+    for loss in LOSSES:
+        n, h = summary.loc[("ndca", loss)], summary.loc[("highspeed", loss)]
+        ratio = f"{n['goodput_mean'] / h['goodput_mean']:.2f}"
+        rows.append([loss_label(loss), mbps(n), mbps(h), ratio])
+    table = md_table(["loss", "NDCA-TCP (Mb/s)", "HS-TCP (Mb/s)", "ratio"], rows)
+    fair = "; ".join(
+        f"second flow {start_label(s)}: NDCA {st.loc[('ndca', s), 'mean20_mean']:.3f}, "
+        f"HS-TCP {st.loc[('highspeed', s), 'mean20_mean']:.3f}"
+        for s in STARTS
+    )
+    full = [t for t in timings if t.get("full")]
+    wall = (
+        f"the whole reproduction from nothing, "
+        f"{sum(t['full']['elapsed_s'] for t in full) / 60:.1f} minutes of sweeps and runs"
+        if len(full) == len(timings)
+        else "not yet measured from nothing in one invocation"
+    )
+    return CLOSING.format(
+        table=table,
+        n_ovf=summary.loc[("ndca", FIG5_LOSS), "early_overflow_mean"],
+        h_ovf=summary.loc[("highspeed", FIG5_LOSS), "early_overflow_mean"],
+        n_peak=startup["ndca"]["peak_cwnd"] / BDP_PKTS,
+        h_peak=startup["highspeed"]["peak_cwnd"] / BDP_PKTS,
+        fair=fair,
+        wall=wall,
+        **v,
+    )
