@@ -126,6 +126,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDic
     meta.set_item("packets_consumed", m.packets_consumed)?;
     meta.set_item("packets_dropped", m.packets_dropped)?;
     meta.set_item("packets_in_network", m.packets_in_network)?;
+    meta.set_item("packets_peak", m.packets_peak)?;
     out.set_item("meta", meta)?;
     out.set_item("flows", table(py, &r.flows)?)?;
     out.set_item("queues", table(py, &r.queues)?)?;

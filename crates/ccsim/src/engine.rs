@@ -13,9 +13,8 @@ use crate::time::SimTime;
 /// and flows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A link direction finished serialising its current packet.
-    TxDone(u32),
-    /// The packet at the head of a link direction's propagation pipe reaches the far node.
+    /// The packet at the head of a link direction's delay line (or the one on its transmitter,
+    /// once sent) reaches the far node. Transmit completions need no events (`net/link.rs`).
     Arrive(u32),
     /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
     Rto(u32),

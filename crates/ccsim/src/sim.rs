@@ -8,7 +8,7 @@
 
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
-use crate::net::link::{LinkDir, Offer};
+use crate::net::link::{LinkDir, QueueWatch};
 use crate::net::routing::Routes;
 use crate::packet::{Kind, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
@@ -70,6 +70,14 @@ pub struct Simulation {
     bin_mark: Vec<u64>,
     out: Vec<PktId>,
     drops: Vec<PktId>,
+    /// Queue series are recorded on change: links report every change as it happens.
+    watch_queues: bool,
+}
+
+/// Where link direction `l` reports queue changes, if queue series are recorded on change
+/// (`on`); a free function so that it borrows only the recorder.
+fn watch(on: bool, rec: &mut Recorder, l: u32) -> Option<QueueWatch<'_>> {
+    on.then_some(QueueWatch { rec, id: l })
 }
 
 impl Simulation {
@@ -105,7 +113,17 @@ impl Simulation {
             bin_mark: vec![0; n],
             out: Vec::new(),
             drops: Vec::new(),
+            watch_queues: false,
         };
+        sim.watch_queues = sim.rec.interval.is_none()
+            && [
+                SeriesName::Queue,
+                SeriesName::QueueBytes,
+                SeriesName::AvgQueue,
+                SeriesName::Sojourn,
+            ]
+            .iter()
+            .any(|s| sim.rec.wants(*s));
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -150,6 +168,11 @@ impl Simulation {
         self.links.iter().map(|l| l.packets_held()).sum()
     }
 
+    /// The most packets ever in the network at once.
+    pub fn packets_peak(&self) -> usize {
+        self.arena.peak()
+    }
+
     /// Packets allocated in the arena (must equal `packets_in_network`).
     pub fn packets_live(&self) -> usize {
         self.arena.live()
@@ -157,29 +180,22 @@ impl Simulation {
 
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::TxDone(l) => {
-                let now = self.now;
-                let (arrive, next) =
-                    self.links[l as usize].tx_done(&mut self.arena, now, &mut self.drops);
-                if let Some(t) = arrive {
-                    self.events.schedule(t, Event::Arrive(l));
-                }
-                if let Some(t) = next {
-                    self.events.schedule(t, Event::TxDone(l));
-                }
-                self.queue_changed(l);
-                self.free_drops();
-            }
             Event::Arrive(l) => {
-                let (p, next) = self.links[l as usize].arrive();
+                let now = self.now;
+                let watch = watch(self.watch_queues, &mut self.rec, l);
+                let (p, next) =
+                    self.links[l as usize].arrive(&mut self.arena, now, &mut self.drops, watch);
                 if let Some(t) = next {
                     self.events.schedule(t, Event::Arrive(l));
                 }
-                let node = self.links[l as usize].to;
-                if self.arena.get(p).dst == node {
-                    self.deliver(p);
-                } else {
-                    self.forward(node, p);
+                self.free_drops();
+                if let Some(p) = p {
+                    let node = self.links[l as usize].to;
+                    if self.arena.get(p).dst == node {
+                        self.deliver(p);
+                    } else {
+                        self.forward(node, p);
+                    }
                 }
             }
             Event::Rto(i) => self.on_rto(i as usize),
@@ -203,28 +219,22 @@ impl Simulation {
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
         let now = self.now;
-        match self.links[l as usize].offer(p, &mut self.arena, now, &mut self.drops) {
-            Offer::Queued {
-                tx_done_at: Some(t),
-            } => self.events.schedule(t, Event::TxDone(l)),
-            Offer::Queued { tx_done_at: None } | Offer::Dropped => {}
+        let watch = watch(self.watch_queues, &mut self.rec, l);
+        let link = &mut self.links[l as usize];
+        if let Some(t) = link.offer(p, &mut self.arena, now, &mut self.drops, watch) {
+            self.events.schedule(t, Event::Arrive(l));
         }
-        self.queue_changed(l);
         self.free_drops();
     }
 
-    fn queue_changed(&mut self, l: u32) {
-        if self.rec.interval.is_none() {
-            let link = &self.links[l as usize];
-            let (p, b) = (link.len_packets() as f64, link.len_bytes() as f64);
-            self.rec.changed(SeriesName::Queue, l, self.now, p);
-            self.rec.changed(SeriesName::QueueBytes, l, self.now, b);
-            if let Some(avg) = link.avg_queue() {
-                self.rec.changed(SeriesName::AvgQueue, l, self.now, avg);
-            }
-            let sojourn = link.last_sojourn.as_secs_f64();
-            self.rec.changed(SeriesName::Sojourn, l, self.now, sojourn);
+    /// Brings every link direction up to `now` (before reading queue state).
+    pub(crate) fn settle(&mut self) {
+        let now = self.now;
+        for l in 0..self.links.len() {
+            let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);
+            self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
         }
+        self.free_drops();
     }
 
     fn free_drops(&mut self) {
@@ -347,6 +357,7 @@ impl Simulation {
 
     /// Periodic samples of the windows, RTT estimates and queue lengths.
     fn sample(&mut self) {
+        self.settle();
         let now = self.now;
         for (i, f) in self.flows.iter().enumerate() {
             if let FlowSlot::Tcp(c) = f {

@@ -2,9 +2,14 @@
 //! one packet at a time at the link rate, a loss model applied as packets leave the
 //! transmitter, and a propagation delay line.
 //!
-//! As in htsim, a link direction has at most one pending transmit-complete event and one
-//! pending arrival event: the delay line is a FIFO (constant delay keeps it ordered) and only
-//! its head is scheduled.
+//! The transmitter runs lazily: it needs no events of its own. A queue discipline's decisions
+//! depend only on its own state, its random stream and the time, so the link replays the
+//! transmit completions due by `now` (each at its exact time) whenever it is touched —
+//! `advance(now)` — before taking a new packet or handing one over. The only event a link
+//! direction needs is the arrival of the head of its delay line at the far node: one pending
+//! event per direction, scheduled for the earliest packet that can arrive (the head of the
+//! delay line, else the packet on the transmitter). Without per-packet transmit events a hop
+//! costs one event instead of two (docs/performance.md).
 
 use std::collections::VecDeque;
 
@@ -12,7 +17,9 @@ use super::loss::LossModel;
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::rng::Rng;
+use crate::scenario::schema::SeriesName;
 use crate::time::{Rate, SimTime};
+use crate::trace::Recorder;
 
 /// Counters of one link direction.
 #[derive(Clone, Debug, Default)]
@@ -39,12 +46,18 @@ pub struct LinkStats {
     last_change: SimTime,
 }
 
-/// What the simulation must do after a packet was offered to the link.
-pub enum Offer {
-    /// Dropped (the packet is already freed).
-    Dropped,
-    /// Queued behind others (or started on an idle transmitter).
-    Queued { tx_done_at: Option<SimTime> },
+/// Where the link reports queue changes as they happen (the on-change queue series).
+pub struct QueueWatch<'a> {
+    pub rec: &'a mut Recorder,
+    pub id: u32,
+}
+
+/// The packet on the transmitter.
+#[derive(Clone, Copy)]
+struct Tx {
+    pkt: PktId,
+    start: SimTime,
+    done: SimTime,
 }
 
 pub struct LinkDir {
@@ -57,8 +70,12 @@ pub struct LinkDir {
     loss: LossModel,
     rng: Rng,
     aqm_rng: Rng,
-    tx: Option<(PktId, SimTime)>,
+    tx: Option<Tx>,
     pipe: VecDeque<(SimTime, PktId)>,
+    /// Time of the pending arrival event, if one is scheduled.
+    arrival_event: Option<SimTime>,
+    /// Serialisation time of the last packet size seen (most packets share a few sizes).
+    tx_time_cache: (u32, SimTime),
     pub stats: LinkStats,
     dropped_scratch: Vec<(PktId, Reason)>,
     marked_scratch: Vec<Reason>,
@@ -91,6 +108,8 @@ impl LinkDir {
             aqm_rng: Rng::derive(seed, &format!("queue:{label}")),
             tx: None,
             pipe: VecDeque::new(),
+            arrival_event: None,
+            tx_time_cache: (0, SimTime::ZERO),
             stats: LinkStats::default(),
             dropped_scratch: Vec::new(),
             marked_scratch: Vec::new(),
@@ -100,9 +119,11 @@ impl LinkDir {
 
     fn account(&mut self, now: SimTime) {
         let dt = (now - self.stats.last_change).as_nanos() as u128;
-        self.stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
-        self.stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
-        self.stats.last_change = now;
+        if dt > 0 {
+            self.stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
+            self.stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
+            self.stats.last_change = now;
+        }
     }
 
     pub fn len_packets(&self) -> u32 {
@@ -120,14 +141,25 @@ impl LinkDir {
         self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
     }
 
-    /// Offers a packet to the queue. Dropped packets are freed and reported in `drops`.
+    fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx_time_cache.0 != size {
+            self.tx_time_cache = (size, self.rate.tx_time(size));
+        }
+        self.tx_time_cache.1
+    }
+
+    /// Offers a packet to the queue at `now`. Dropped packets (this one or others the
+    /// discipline pushed out) are reported in `drops` for the caller to free. Returns the time
+    /// of an arrival event to schedule, if the link had none pending.
     pub fn offer(
         &mut self,
         pkt: PktId,
         arena: &mut PacketArena,
         now: SimTime,
         drops: &mut Vec<PktId>,
-    ) -> Offer {
+        mut watch: Option<QueueWatch>,
+    ) -> Option<SimTime> {
+        self.advance(arena, now, drops, watch.as_mut());
         self.account(now);
         self.stats.arrivals += 1;
         arena.get_mut(pkt).enqueued = now;
@@ -145,7 +177,8 @@ impl LinkDir {
             Verdict::Dropped(r) => {
                 self.count_drop(r);
                 drops.push(pkt);
-                return Offer::Dropped;
+                self.report(now, watch.as_mut());
+                return None;
             }
             Verdict::Marked(r) => {
                 debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
@@ -156,12 +189,11 @@ impl LinkDir {
         }
         self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.queue.len_packets());
         self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.queue.len_bytes());
-        let tx_done_at = if self.tx.is_none() {
-            self.start_next(arena, now, drops)
-        } else {
-            None
-        };
-        Offer::Queued { tx_done_at }
+        if self.tx.is_none() {
+            self.start_next(arena, now, drops);
+        }
+        self.report(now, watch.as_mut());
+        self.arm_arrival()
     }
 
     fn count_drop(&mut self, r: Reason) {
@@ -198,13 +230,8 @@ impl LinkDir {
         self.marked_scratch.clear();
     }
 
-    /// Starts serialising the next packet, if any; returns when it will be done.
-    fn start_next(
-        &mut self,
-        arena: &mut PacketArena,
-        now: SimTime,
-        drops: &mut Vec<PktId>,
-    ) -> Option<SimTime> {
+    /// Starts serialising the next packet at `now`, if the queue has one.
+    fn start_next(&mut self, arena: &mut PacketArena, now: SimTime, drops: &mut Vec<PktId>) {
         self.account(now);
         let mut ctx = QueueCtx {
             now,
@@ -215,55 +242,104 @@ impl LinkDir {
         };
         let next = self.queue.dequeue(&mut ctx);
         self.collect(drops);
-        let p = next?;
-        let size = arena.get(p).size;
-        self.last_sojourn = now - arena.get(p).enqueued;
-        let done = now + self.rate.tx_time(size);
-        self.tx = Some((p, now));
-        Some(done)
+        let Some(pkt) = next else { return };
+        let pk = arena.get(pkt);
+        let (size, enqueued) = (pk.size, pk.enqueued);
+        self.last_sojourn = now - enqueued;
+        let done = now + self.tx_time(size);
+        self.tx = Some(Tx {
+            pkt,
+            start: now,
+            done,
+        });
     }
 
-    /// The transmitter finished its packet. Returns the arrival time to schedule if the delay
-    /// line was empty, and when the next transmission (if any) completes.
-    pub fn tx_done(
+    /// Replays every transmit completion due by `now`, each at its own time: the packet leaves
+    /// the transmitter (lost, or into the delay line) and the next one starts. Queue changes
+    /// are reported to `watch` at the times they happen.
+    pub fn advance(
         &mut self,
         arena: &mut PacketArena,
         now: SimTime,
         drops: &mut Vec<PktId>,
-    ) -> (Option<SimTime>, Option<SimTime>) {
-        let (p, started) = self
-            .tx
-            .take()
-            .expect("tx_done without a packet on the transmitter");
-        let size = arena.get(p).size;
-        self.stats.busy += now - started;
-        self.stats.departures += 1;
-        self.stats.bytes_departed += size as u64;
-        let mut arrive = None;
-        if self.loss.lose(now, &mut self.rng) {
-            self.stats.drops_loss += 1;
-            drops.push(p);
-        } else {
-            let at = now + self.delay;
-            if self.pipe.is_empty() {
-                arrive = Some(at);
+        mut watch: Option<&mut QueueWatch>,
+    ) {
+        while let Some(tx) = self.tx {
+            if tx.done > now {
+                break;
             }
-            self.pipe.push_back((at, p));
+            let at = tx.done;
+            self.tx = None;
+            let size = arena.get(tx.pkt).size;
+            self.stats.busy += at - tx.start;
+            self.stats.departures += 1;
+            self.stats.bytes_departed += size as u64;
+            if self.loss.lose(at, &mut self.rng) {
+                self.stats.drops_loss += 1;
+                drops.push(tx.pkt);
+            } else {
+                self.pipe.push_back((at + self.delay, tx.pkt));
+            }
+            self.start_next(arena, at, drops);
+            self.report(at, watch.as_deref_mut());
         }
-        let next = self.start_next(arena, now, drops);
-        (arrive, next)
     }
 
-    /// The head of the delay line arrives; returns it and the next arrival time to schedule.
-    pub fn arrive(&mut self) -> (PktId, Option<SimTime>) {
-        let (_, p) = self
-            .pipe
-            .pop_front()
-            .expect("arrival with an empty delay line");
-        (p, self.pipe.front().map(|&(t, _)| t))
+    fn report(&self, at: SimTime, watch: Option<&mut QueueWatch>) {
+        let Some(w) = watch else { return };
+        w.rec
+            .changed(SeriesName::Queue, w.id, at, self.len_packets() as f64);
+        w.rec
+            .changed(SeriesName::QueueBytes, w.id, at, self.len_bytes() as f64);
+        if let Some(avg) = self.avg_queue() {
+            w.rec.changed(SeriesName::AvgQueue, w.id, at, avg);
+        }
+        let sojourn = self.last_sojourn.as_secs_f64();
+        w.rec.changed(SeriesName::Sojourn, w.id, at, sojourn);
     }
 
-    /// Time-averaged queue length (packets, bytes) over `[0, now]`.
+    /// The earliest time a packet can reach the far node: the head of the delay line, else the
+    /// end of the current transmission plus the delay.
+    fn next_arrival(&self) -> Option<SimTime> {
+        match self.pipe.front() {
+            Some(&(t, _)) => Some(t),
+            None => self.tx.map(|tx| tx.done + self.delay),
+        }
+    }
+
+    /// The arrival event to schedule, if none is pending and a packet is on its way.
+    fn arm_arrival(&mut self) -> Option<SimTime> {
+        if self.arrival_event.is_some() {
+            return None;
+        }
+        self.arrival_event = self.next_arrival();
+        self.arrival_event
+    }
+
+    /// The pending arrival event fired: returns the packet that reached the far node (none if
+    /// the one expected was lost on the wire) and the time of the next arrival event to
+    /// schedule, if any.
+    pub fn arrive(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        watch: Option<QueueWatch>,
+    ) -> (Option<PktId>, Option<SimTime>) {
+        self.arrival_event = None;
+        let mut watch = watch;
+        self.advance(arena, now, drops, watch.as_mut());
+        let p = match self.pipe.front() {
+            Some(&(t, p)) if t <= now => {
+                self.pipe.pop_front();
+                Some(p)
+            }
+            _ => None,
+        };
+        (p, self.arm_arrival())
+    }
+
+    /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
     pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
         self.account(now);
         let t = now.as_nanos().max(1) as f64;
@@ -273,8 +349,95 @@ impl LinkDir {
         )
     }
 
-    /// Busy time including the packet on the transmitter now.
+    /// Busy time including the packet on the transmitter now; call after `advance(now)`.
     pub fn busy_until(&self, now: SimTime) -> SimTime {
-        self.stats.busy + self.tx.map(|(_, s)| now - s).unwrap_or(SimTime::ZERO)
+        self.stats.busy + self.tx.map(|tx| now - tx.start).unwrap_or(SimTime::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Kind, Packet};
+    use crate::queue::DropTail;
+
+    /// 1 Mb/s and 1000-byte packets: 8 ms on the wire; 10 ms of propagation.
+    fn link(loss: LossModel) -> LinkDir {
+        let q = Queue::DropTail(DropTail::packets(10));
+        let (rate, delay) = (Rate(1_000_000), SimTime::from_millis(10));
+        LinkDir::new("l".into(), 0, 1, rate, delay, q, loss, 1, "l")
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    #[test]
+    fn lazy_transmitter_delivers_back_to_back_packets_one_event_each() {
+        let mut l = link(LossModel::None);
+        let mut arena = PacketArena::default();
+        let mut drops = vec![];
+        let p: Vec<PktId> = (0..3)
+            .map(|i| arena.alloc(Packet::new(i, Kind::Udp, 0, 1, 1000, ms(0))))
+            .collect();
+        // The first offer arms the link's one arrival event; the others find it pending.
+        assert_eq!(
+            l.offer(p[0], &mut arena, ms(0), &mut drops, None),
+            Some(ms(18))
+        );
+        assert_eq!(l.offer(p[1], &mut arena, ms(0), &mut drops, None), None);
+        assert_eq!(l.offer(p[2], &mut arena, ms(0), &mut drops, None), None);
+        assert_eq!(l.len_packets(), 2);
+        // Each packet reaches the far node one serialisation (8 ms) after the one before.
+        assert_eq!(
+            l.arrive(&mut arena, ms(18), &mut drops, None),
+            (Some(p[0]), Some(ms(26)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(26), &mut drops, None),
+            (Some(p[1]), Some(ms(34)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(34), &mut drops, None),
+            (Some(p[2]), None)
+        );
+        // Queue: 2 waiting over [0, 8 ms), 1 over [8, 16 ms): 24 packet·ms over 34 ms.
+        let (avg, _) = l.averages(ms(34));
+        assert!((avg - 24.0 / 34.0).abs() < 1e-12, "{avg}");
+        assert_eq!(l.stats.departures, 3);
+        assert_eq!(l.busy_until(ms(34)), ms(24));
+        assert!(drops.is_empty());
+    }
+
+    #[test]
+    fn a_packet_lost_on_the_wire_leaves_its_arrival_event_empty() {
+        // The first packet is lost as it leaves the transmitter at 8 ms; the second is not.
+        let loss = LossModel::List {
+            packets: vec![0],
+            next: 0,
+            seen: 0,
+        };
+        let mut l = link(loss);
+        let mut arena = PacketArena::default();
+        let mut drops = vec![];
+        let a = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(0)));
+        assert_eq!(
+            l.offer(a, &mut arena, ms(0), &mut drops, None),
+            Some(ms(18))
+        );
+        // At 12 ms the link learns of the loss; the event armed for 18 ms stays pending.
+        let b = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(12)));
+        assert_eq!(l.offer(b, &mut arena, ms(12), &mut drops, None), None);
+        assert_eq!((drops.clone(), l.stats.drops_loss), (vec![a], 1));
+        // Nothing arrives at 18 ms; the next event is b's: sent 12–20 ms, arriving at 30 ms.
+        assert_eq!(
+            l.arrive(&mut arena, ms(18), &mut drops, None),
+            (None, Some(ms(30)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(30), &mut drops, None),
+            (Some(b), None)
+        );
+        assert_eq!(l.packets_held(), 0);
     }
 }
