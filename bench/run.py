@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from report import compare_line, history_ref, print_table  # noqa: E402
 from scenarios import SCENARIOS, ccsim_scenario  # noqa: E402
 
-QUICK = {"a": 5.0, "H": 0.5}
+QUICK = {"a": 10.0, "H": 1.5}
 
 
 def _rss_kib(field: str) -> int:

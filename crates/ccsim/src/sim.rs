@@ -163,6 +163,11 @@ impl Simulation {
         self.events.processed()
     }
 
+    /// Events scheduled and not yet run (stale timer events included).
+    pub fn events_pending(&self) -> usize {
+        self.events.len()
+    }
+
     /// Packets in queues, on transmitters and propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.packets_held()).sum()
@@ -237,7 +242,14 @@ impl Simulation {
         self.free_drops();
     }
 
+    #[inline]
     fn free_drops(&mut self) {
+        if !self.drops.is_empty() {
+            self.free_drops_slow();
+        }
+    }
+
+    fn free_drops_slow(&mut self) {
         for p in self.drops.drain(..) {
             let pkt = self.arena.get(p);
             if pkt.kind != Kind::TcpAck {

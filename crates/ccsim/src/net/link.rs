@@ -117,6 +117,7 @@ impl LinkDir {
         }
     }
 
+    #[inline]
     fn account(&mut self, now: SimTime) {
         let dt = (now - self.stats.last_change).as_nanos() as u128;
         if dt > 0 {
@@ -216,7 +217,14 @@ impl LinkDir {
     }
 
     /// Counts and hands over what the discipline dropped or marked besides its verdict.
+    #[inline]
     fn collect(&mut self, drops: &mut Vec<PktId>) {
+        if !self.dropped_scratch.is_empty() || !self.marked_scratch.is_empty() {
+            self.collect_slow(drops);
+        }
+    }
+
+    fn collect_slow(&mut self, drops: &mut Vec<PktId>) {
         // Indexed loops keep the scratch buffers' allocations for the next packet.
         for i in 0..self.dropped_scratch.len() {
             let (p, r) = self.dropped_scratch[i];
@@ -285,8 +293,14 @@ impl LinkDir {
         }
     }
 
+    #[inline]
     fn report(&self, at: SimTime, watch: Option<&mut QueueWatch>) {
-        let Some(w) = watch else { return };
+        if let Some(w) = watch {
+            self.report_to(at, w);
+        }
+    }
+
+    fn report_to(&self, at: SimTime, w: &mut QueueWatch) {
         w.rec
             .changed(SeriesName::Queue, w.id, at, self.len_packets() as f64);
         w.rec

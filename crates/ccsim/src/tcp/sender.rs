@@ -516,7 +516,7 @@ impl Sender {
     /// Records the on-change series.
     pub fn trace(&self, io: &mut Io) {
         let r = &mut *io.rec;
-        if r.interval.is_some() {
+        if !r.on_change() {
             return;
         }
         let (f, now) = (self.flow, io.now);

@@ -39,6 +39,8 @@ fn index(s: SeriesName) -> usize {
 #[derive(Default)]
 pub struct Recorder {
     on: [bool; N],
+    /// Some series is on and the interval is `None`.
+    on_change: bool,
     /// Sampling interval; `None` records on change.
     pub interval: Option<SimTime>,
     /// Throughput bin width.
@@ -56,6 +58,7 @@ impl Recorder {
         for s in names {
             r.on[index(*s)] = true;
         }
+        r.on_change = interval.is_none() && r.any();
         r
     }
 
@@ -66,6 +69,13 @@ impl Recorder {
 
     pub fn any(&self) -> bool {
         self.on.iter().any(|x| *x)
+    }
+
+    /// Whether any series is recorded on change (components skip their `changed` calls when
+    /// not: the per-ACK cost of tracing off is this one load).
+    #[inline]
+    pub fn on_change(&self) -> bool {
+        self.on_change
     }
 
     /// Records unconditionally (sampled series, RTT samples, throughput bins).
