@@ -26,17 +26,7 @@ fn main() {
         }
     };
     let t0 = Instant::now();
-    let mut max_pending = 0;
-    let end = sim.end;
-    let step = ccsim::time::SimTime::from_millis(10);
-    let mut t = step;
-    while t < end {
-        sim.run_until(t);
-        max_pending = max_pending.max(sim.events_pending());
-        t = t + step;
-    }
     sim.run();
-    eprintln!("max pending {max_pending}");
     let wall = t0.elapsed().as_secs_f64();
     let results = ccsim::results::collect(&mut sim);
     let delivered: u64 = results.flows.u64s("packets_delivered").iter().sum();
