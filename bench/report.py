@@ -7,7 +7,7 @@ from pathlib import Path
 
 COLUMNS = (
     f"{'id':<3}{'sim s':>7}{'delivered':>12}{'wall s':>9}{'spread':>15}{'pkt/s':>12}"
-    f"{'ev/pkt':>8}{'MiB built':>10}{'MiB peak':>10}{'B/flow':>9}{'B/pkt':>7}{'vs last':>9}"
+    f"{'ev/pkt':>8}{'MiB heap':>9}{'MiB RSS':>8}{'B/flow':>8}{'B/pkt':>7}{'vs last':>9}"
 )
 
 
@@ -22,10 +22,10 @@ def rate(r: dict) -> float:
 
 
 def row_line(i: str, r: dict, ref: dict | None) -> str:
-    per_flow = r["rss_built_kib"] * 1024 / r["flows"]
+    per_flow = r["heap_built_bytes"] / r["flows"]
     # Growth past the built state, per packet at the network's peak: an upper bound on the
     # per-packet cost, since windows, scoreboards and the event heap grow with it.
-    grown = max(r["rss_peak_kib"] - r["rss_built_kib"], 0) * 1024
+    grown = max(r["heap_peak_bytes"] - r["heap_built_bytes"], 0)
     per_pkt = grown / max(r["packets_peak"], 1)
     last = "—"
     if ref and i in ref["rows"]:
@@ -34,8 +34,8 @@ def row_line(i: str, r: dict, ref: dict | None) -> str:
     return (
         f"{i:<3}{r['sim_s']:>7.1f}{r['delivered']:>12,}{r['wall_s']:>9.3f}{spread:>15}"
         f"{rate(r):>12,.0f}{r['events'] / max(r['delivered'], 1):>8.2f}"
-        f"{r['rss_built_kib'] / 1024:>10.1f}{r['rss_peak_kib'] / 1024:>10.1f}"
-        f"{per_flow:>9,.0f}{per_pkt:>7,.0f}{last:>9}"
+        f"{r['heap_peak_bytes'] / 2**20:>9.1f}{r['rss_peak_kib'] / 1024:>8.1f}"
+        f"{per_flow:>8,.0f}{per_pkt:>7,.0f}{last:>9}"
     )
 
 

@@ -9,9 +9,11 @@
 
 Per scenario: simulated seconds, delivered data packets, wall seconds of the run itself (the
 event loop; not building the scenario or collecting results), delivered packets per wall
-second, events per delivered packet, and memory: the process's resident set after building
-the scenario and at its peak, both less the resident set before, per flow and per packet in
-flight. Each run is a fresh process, so peaks do not carry over. Throughput figures are medians
+second, events per delivered packet, and memory: what the Rust core allocated for the built
+scenario (per flow: that over the number of flows, links and routes included) and at its peak
+during the run (per packet in flight: the growth past the built state over the most packets in
+the network at once — an upper bound, as windows, scoreboards and the event heap grow with
+them), counted by its allocator; and the growth of the process's resident set at its peak. Each run is a fresh process, so peaks do not carry over. Throughput figures are medians
 over ``--repeat`` runs; the spread (min–max) is printed beside them. The last saved history
 file of the same mode is the reference for the "vs last" ratio.
 """
@@ -46,20 +48,26 @@ def _rss_kib(field: str) -> int:
 
 def child_ccsim(bench_id: str, duration: float) -> dict:
     """One ccsim run in this process; memory figures are this process's."""
-    from ccsim import _core
+    from ccsim import _native
     from ccsim.metrics import jain_index
+    from ccsim.result import Result
 
     b = SCENARIOS[bench_id].scaled(duration)
-    text = json.dumps(ccsim_scenario(b))
+    scenario = ccsim_scenario(b)
+    text = json.dumps(scenario)
+    core = _native.core()
     rss0 = _rss_kib("VmRSS")
-    sim = _core.Simulation(text)
+    heap0, _ = core.heap_bytes(reset=True)
+    sim = _native.simulation(text)
     rss_built = _rss_kib("VmRSS")
+    heap_built, _ = core.heap_bytes(reset=True)
     t0 = time.perf_counter()
     sim.run_until(b.duration_s)
     wall = time.perf_counter() - t0
     peak = _rss_kib("VmHWM")
-    res = sim.finish()
-    flows, meta, queues = res["flows"], res["meta"], res["queues"]
+    _, heap_peak = core.heap_bytes()
+    res = Result.from_core(sim.finish(), scenario)
+    flows, meta, queues = res.flows, res.meta, res.queues
     goodput = [float(g) for g in flows["goodput_bps"]]
     bottleneck = list(queues["link"]).index("bottleneck")
     return {
@@ -69,6 +77,8 @@ def child_ccsim(bench_id: str, duration: float) -> dict:
         "wall_s": wall,
         "rss_built_kib": rss_built - rss0,
         "rss_peak_kib": peak - rss0,
+        "heap_built_bytes": heap_built - heap0,
+        "heap_peak_bytes": heap_peak - heap0,
         "packets_peak": int(meta["packets_peak"]),
         "flows": b.flows,
         "goodput_bps": sum(goodput),
