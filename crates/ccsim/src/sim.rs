@@ -124,6 +124,12 @@ impl Simulation {
             ]
             .iter()
             .any(|s| sim.rec.wants(*s));
+        // Queue changes recorded as they happen need the general path's dequeue steps.
+        if !sim.watch_queues {
+            for l in &mut sim.links {
+                l.use_express();
+            }
+        }
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -398,7 +404,7 @@ impl Simulation {
             if let Some(avg) = link.avg_queue() {
                 self.rec.record(SeriesName::AvgQueue, l as u32, now, avg);
             }
-            let sojourn = link.last_sojourn.as_secs_f64();
+            let sojourn = link.last_sojourn().as_secs_f64();
             self.rec.record(SeriesName::Sojourn, l as u32, now, sojourn);
         }
         if let Some(iv) = self.rec.interval {

@@ -13,6 +13,7 @@
 
 use std::collections::VecDeque;
 
+use super::fifo::FifoLine;
 use super::loss::LossModel;
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
@@ -41,8 +42,8 @@ pub struct LinkStats {
     pub max_len_pkts: u32,
     pub max_len_bytes: u64,
     /// ∫ queue length dt, packet·ns and byte·ns.
-    len_integral_pkts: u128,
-    len_integral_bytes: u128,
+    pub(super) len_integral_pkts: u128,
+    pub(super) len_integral_bytes: u128,
     last_change: SimTime,
 }
 
@@ -72,6 +73,9 @@ pub struct LinkDir {
     aqm_rng: Rng,
     tx: Option<Tx>,
     pipe: VecDeque<(SimTime, PktId)>,
+    /// The express path of a DropTail direction (`net/fifo.rs`), used instead of `queue`,
+    /// `tx` and `pipe` when set.
+    express: Option<FifoLine>,
     /// Time of the pending arrival event, if one is scheduled.
     arrival_event: Option<SimTime>,
     /// Serialisation time of the last packet size seen (most packets share a few sizes).
@@ -79,8 +83,7 @@ pub struct LinkDir {
     pub stats: LinkStats,
     dropped_scratch: Vec<(PktId, Reason)>,
     marked_scratch: Vec<Reason>,
-    /// Time the most recently dequeued packet waited in the queue.
-    pub last_sojourn: SimTime,
+    last_sojourn: SimTime,
 }
 
 impl LinkDir {
@@ -108,6 +111,7 @@ impl LinkDir {
             aqm_rng: Rng::derive(seed, &format!("queue:{label}")),
             tx: None,
             pipe: VecDeque::new(),
+            express: None,
             arrival_event: None,
             tx_time_cache: (0, SimTime::ZERO),
             stats: LinkStats::default(),
@@ -127,11 +131,40 @@ impl LinkDir {
         }
     }
 
+    /// Switches a DropTail direction to the express path; call before any packet is offered.
+    /// Other disciplines keep the general path.
+    pub fn use_express(&mut self) {
+        debug_assert_eq!(
+            self.packets_held(),
+            0,
+            "switching paths with packets on the link"
+        );
+        if let Queue::DropTail(q) = &self.queue {
+            self.express = Some(FifoLine::new(q.empty_like()));
+        }
+    }
+
+    /// Switches back to the general path (for tests comparing the two).
+    pub fn use_general(&mut self) {
+        debug_assert_eq!(
+            self.packets_held(),
+            0,
+            "switching paths with packets on the link"
+        );
+        self.express = None;
+    }
+
     pub fn len_packets(&self) -> u32 {
-        self.queue.len_packets()
+        match &self.express {
+            Some(f) => f.len_packets(),
+            None => self.queue.len_packets(),
+        }
     }
     pub fn len_bytes(&self) -> u64 {
-        self.queue.len_bytes()
+        match &self.express {
+            Some(f) => f.len_bytes(),
+            None => self.queue.len_bytes(),
+        }
     }
     /// The discipline's average queue in packets, if it keeps one (RED).
     pub fn avg_queue(&self) -> Option<f64> {
@@ -139,7 +172,40 @@ impl LinkDir {
     }
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
+        if let Some(f) = &self.express {
+            return f.packets_held();
+        }
         self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
+    }
+
+    /// `offer` on the express path.
+    fn offer_express(
+        &mut self,
+        pkt: PktId,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+    ) -> Option<SimTime> {
+        let size = arena.get(pkt).size;
+        let tx = self.tx_time(size);
+        let f = self.express.as_mut().expect("express path");
+        f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
+        self.stats.arrivals += 1;
+        if !f.offer(pkt, size, tx, now) {
+            self.stats.drops_overflow += 1;
+            drops.push(pkt);
+            return None;
+        }
+        // As on the general path, the queue length seen includes the arriving packet, even
+        // when it starts at once.
+        self.stats.max_len_pkts = self.stats.max_len_pkts.max(f.len_packets());
+        self.stats.max_len_bytes = self.stats.max_len_bytes.max(f.len_bytes());
+        f.start_if_idle(now);
+        if self.arrival_event.is_some() {
+            return None;
+        }
+        self.arrival_event = f.next_arrival(self.delay);
+        self.arrival_event
     }
 
     fn tx_time(&mut self, size: u32) -> SimTime {
@@ -160,6 +226,9 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         mut watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
+        if self.express.is_some() {
+            return self.offer_express(pkt, arena, now, drops);
+        }
         self.advance(arena, now, drops, watch.as_mut());
         self.account(now);
         self.stats.arrivals += 1;
@@ -272,6 +341,10 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         mut watch: Option<&mut QueueWatch>,
     ) {
+        if let Some(f) = &mut self.express {
+            f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
+            return;
+        }
         while let Some(tx) = self.tx {
             if tx.done > now {
                 break;
@@ -308,7 +381,7 @@ impl LinkDir {
         if let Some(avg) = self.avg_queue() {
             w.rec.changed(SeriesName::AvgQueue, w.id, at, avg);
         }
-        let sojourn = self.last_sojourn.as_secs_f64();
+        let sojourn = self.last_sojourn().as_secs_f64();
         w.rec.changed(SeriesName::Sojourn, w.id, at, sojourn);
     }
 
@@ -341,6 +414,12 @@ impl LinkDir {
         watch: Option<QueueWatch>,
     ) -> (Option<PktId>, Option<SimTime>) {
         self.arrival_event = None;
+        if let Some(f) = &mut self.express {
+            f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
+            let p = f.arrive(now, self.delay);
+            self.arrival_event = f.next_arrival(self.delay);
+            return (p, self.arrival_event);
+        }
         let mut watch = watch;
         self.advance(arena, now, drops, watch.as_mut());
         let p = match self.pipe.front() {
@@ -355,17 +434,35 @@ impl LinkDir {
 
     /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
     pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
-        self.account(now);
+        let (p, b) = match &self.express {
+            Some(f) => f.waiting_integrals(now),
+            None => {
+                self.account(now);
+                (0, 0)
+            }
+        };
         let t = now.as_nanos().max(1) as f64;
         (
-            self.stats.len_integral_pkts as f64 / t,
-            self.stats.len_integral_bytes as f64 / t,
+            (self.stats.len_integral_pkts + p) as f64 / t,
+            (self.stats.len_integral_bytes + b) as f64 / t,
         )
     }
 
     /// Busy time including the packet on the transmitter now; call after `advance(now)`.
     pub fn busy_until(&self, now: SimTime) -> SimTime {
-        self.stats.busy + self.tx.map(|tx| now - tx.start).unwrap_or(SimTime::ZERO)
+        let start = match &self.express {
+            Some(f) => f.on_wire_since(now),
+            None => self.tx.map(|tx| tx.start),
+        };
+        self.stats.busy + start.map_or(SimTime::ZERO, |s| now - s)
+    }
+
+    /// Time the most recently dequeued packet waited in the queue.
+    pub fn last_sojourn(&self) -> SimTime {
+        match &self.express {
+            Some(f) => f.last_sojourn,
+            None => self.last_sojourn,
+        }
     }
 }
 

@@ -31,14 +31,31 @@ impl DropTail {
             limit_bytes: limit,
         }
     }
+
+    /// Whether a packet of `size` bytes fits behind `len` packets of `bytes` bytes.
+    #[inline]
+    pub fn admits(&self, len: u32, bytes: u64, size: u32) -> bool {
+        len < self.limit_packets && bytes + size as u64 <= self.limit_bytes
+    }
+
+    /// An empty queue with the same limits.
+    pub fn empty_like(&self) -> DropTail {
+        DropTail {
+            fifo: VecDeque::new(),
+            bytes: 0,
+            limit_packets: self.limit_packets,
+            limit_bytes: self.limit_bytes,
+        }
+    }
 }
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        let size = ctx.arena.get(pkt).size as u64;
-        if self.fifo.len() as u32 >= self.limit_packets || self.bytes + size > self.limit_bytes {
+        let size = ctx.arena.get(pkt).size;
+        if !self.admits(self.fifo.len() as u32, self.bytes, size) {
             return Verdict::Dropped(Reason::Overflow);
         }
+        let size = size as u64;
         self.bytes += size;
         self.fifo.push_back(pkt);
         Verdict::Enqueued
