@@ -75,53 +75,69 @@ impl EventQueue {
             return Some((time_of(last_key), last_event));
         }
         let top = (time_of(self.keys[0]), self.events[0]);
-        let k = &mut self.keys[..];
-        let ev = &mut self.events[..n];
-        let mut hole = 0;
-        loop {
-            let first = ARITY * hole + 1;
-            let best = if first + ARITY <= n {
-                // A full node: a branch-free tournament (the winner is unpredictable, so
-                // conditional moves beat branches).
-                let a = first + (k[first + 1] < k[first]) as usize;
-                let b = first + 2 + (k[first + 3] < k[first + 2]) as usize;
-                if k[b] < k[a] {
-                    b
-                } else {
-                    a
-                }
-            } else if first < n {
-                let mut best = first;
-                for c in first + 1..n {
-                    if k[c] < k[best] {
-                        best = c;
-                    }
-                }
-                best
-            } else {
-                break;
-            };
-            k[hole] = k[best];
-            ev[hole] = ev[best];
-            hole = best;
-        }
+        let hole = self.hole_to_leaf(n);
         self.sift_up(hole, last_key, last_event);
         Some(top)
     }
 
-    fn sift_up(&mut self, mut i: usize, key: u128, event: Event) {
-        let (k, ev) = (&mut self.keys[..], &mut self.events[..]);
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if k[parent] <= key {
-                break;
+    /// Moves the hole at the root down along the smallest children to a leaf (the first `n`
+    /// entries are the heap); returns where it ends.
+    #[inline]
+    fn hole_to_leaf(&mut self, n: usize) -> usize {
+        assert!(n <= self.keys.len() && n <= self.events.len());
+        let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
+        let mut hole = 0;
+        // SAFETY: every index read or written is below `n`, checked against both lengths
+        // above: children `first..first + 4` only when `first + 4 <= n`, else `first..n`.
+        unsafe {
+            loop {
+                let first = ARITY * hole + 1;
+                let best = if first + ARITY <= n {
+                    // A full node: a branch-free tournament (the winner is unpredictable, so
+                    // conditional moves beat branches).
+                    let a = first + (*k.add(first + 1) < *k.add(first)) as usize;
+                    let b = first + 2 + (*k.add(first + 3) < *k.add(first + 2)) as usize;
+                    if *k.add(b) < *k.add(a) {
+                        b
+                    } else {
+                        a
+                    }
+                } else if first < n {
+                    let mut best = first;
+                    for c in first + 1..n {
+                        if *k.add(c) < *k.add(best) {
+                            best = c;
+                        }
+                    }
+                    best
+                } else {
+                    return hole;
+                };
+                *k.add(hole) = *k.add(best);
+                *ev.add(hole) = *ev.add(best);
+                hole = best;
             }
-            k[i] = k[parent];
-            ev[i] = ev[parent];
-            i = parent;
         }
-        k[i] = key;
-        ev[i] = event;
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, key: u128, event: Event) {
+        assert!(i < self.keys.len() && i < self.events.len());
+        let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
+        // SAFETY: `i` is in bounds (checked above) and parents are smaller indices.
+        unsafe {
+            while i > 0 {
+                let parent = (i - 1) / ARITY;
+                if *k.add(parent) <= key {
+                    break;
+                }
+                *k.add(i) = *k.add(parent);
+                *ev.add(i) = *ev.add(parent);
+                i = parent;
+            }
+            *k.add(i) = key;
+            *ev.add(i) = event;
+        }
     }
 
     /// Events executed so far.
