@@ -13,9 +13,10 @@ second, events per delivered packet, and memory: what the Rust core allocated fo
 scenario (per flow: that over the number of flows, links and routes included) and at its peak
 during the run (per packet in flight: the growth past the built state over the most packets in
 the network at once — an upper bound, as windows, scoreboards and the event heap grow with
-them), counted by its allocator; and the growth of the process's resident set at its peak. Each run is a fresh process, so peaks do not carry over. Throughput figures are medians
-over ``--repeat`` runs; the spread (min–max) is printed beside them. The last saved history
-file of the same mode is the reference for the "vs last" ratio.
+them), counted by its allocator; and the growth of the process's resident set at its peak.
+Each run is a fresh process, so peaks do not carry over. Throughput figures are medians over
+``--repeat`` runs; the spread (min–max) is printed beside them. The last saved history file of
+the same mode is the reference for the "vs last" ratio.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from report import compare_line, history_ref, print_table  # noqa: E402
+
 from scenarios import SCENARIOS, ccsim_scenario  # noqa: E402
 
 QUICK = {"a": 10.0, "H": 1.5}

@@ -23,7 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import SCENARIOS, Bench, ccsim_scenario  # noqa: E402
 
 H = SCENARIOS["H"]
-RATES = [("10Mbps", 10e6, 30.0), ("100Mbps", 100e6, 10.0), ("1Gbps", 1e9, 3.0), ("10Gbps", 10e9, 2.0)]
+RATES = [
+    ("10Mbps", 10e6, 30.0),
+    ("100Mbps", 100e6, 10.0),
+    ("1Gbps", 1e9, 3.0),
+    ("10Gbps", 10e9, 2.0),
+]
 
 
 def sweeps() -> list[tuple[str, str, Bench]]:
@@ -60,7 +65,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"| sweep | scenario | delivered | wall s | ns/packet | events/packet |")
+    print("| sweep | scenario | delivered | wall s | ns/packet | events/packet |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for sweep, label, b in sweeps():
         delivered, wall, ev = measure(b, args.repeat)
