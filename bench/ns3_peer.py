@@ -26,7 +26,7 @@ The ns-3 network is built to match ``ccsim_scenario()`` (bench/scenarios.py):
   200 ms), TcpClassicRecovery (cwnd = ssthresh, sending governed by the SACK scoreboard's pipe:
   RFC 6675, ccsim's "sack" recovery; ns-3's default is PRR), send and receive buffers of
   64 MiB. ns-3's RTO is max(MinRto, SRTT + 4·RTTVAR), ccsim's (Linux) SRTT + max(MinRto,
-  4·RTTVAR): they differ only after timeouts.
+  4·RTTVAR): on these 40 ms paths ns-3's timer is about 40 ms shorter.
 * Traffic: a BulkSendApplication (MaxBytes 0) per sender starting at ``i/flows`` s, a PacketSink
   per receiver; global routing.
 
