@@ -11,8 +11,6 @@
 //! the general path (`net/link.rs`, checked by `tests/express_path.rs`); a hop costs a handful
 //! of integer operations instead of a queue discipline's enqueue and dequeue.
 
-use std::collections::VecDeque;
-
 use super::link::LinkStats;
 use super::loss::LossModel;
 use crate::packet::PktId;
@@ -31,28 +29,39 @@ struct Slot {
     done: SimTime,
 }
 
+/// The line is a ring of slots addressed by absolute positions: `head ≤ sent ≤ started ≤
+/// tail` (positions before `started` have started transmission, before `sent` have left the
+/// transmitter), so that moving a frontier or taking the head is one increment, and a slot is
+/// `slots[position & mask]`.
 pub struct FifoLine {
-    limits: DropTail,
-    line: VecDeque<Slot>,
-    /// Slots before this index have started transmission (as of the last `advance`).
-    started: usize,
-    /// Slots before this index have left the transmitter (`started` ≥ `sent`).
-    sent: usize,
+    limit_packets: u32,
+    limit_bytes: u64,
+    slots: Vec<Slot>,
+    mask: u64,
+    head: u64,
+    sent: u64,
+    started: u64,
+    tail: u64,
     waiting_bytes: u64,
     /// Slots still on the line whose packet was lost on the wire (already freed).
-    lost: usize,
+    lost: u64,
     busy_until: SimTime,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
 }
 
 impl FifoLine {
-    pub fn new(limits: DropTail) -> FifoLine {
+    pub fn new(limits: &DropTail) -> FifoLine {
+        let (limit_packets, limit_bytes) = limits.limits();
         FifoLine {
-            limits,
-            line: VecDeque::new(),
-            started: 0,
+            limit_packets,
+            limit_bytes,
+            slots: Vec::new(),
+            mask: 0,
+            head: 0,
             sent: 0,
+            started: 0,
+            tail: 0,
             waiting_bytes: 0,
             lost: 0,
             busy_until: SimTime::ZERO,
@@ -60,8 +69,18 @@ impl FifoLine {
         }
     }
 
+    #[inline]
+    fn at(&self, pos: u64) -> &Slot {
+        &self.slots[(pos & self.mask) as usize]
+    }
+
+    #[inline]
+    fn at_mut(&mut self, pos: u64) -> &mut Slot {
+        &mut self.slots[(pos & self.mask) as usize]
+    }
+
     pub fn len_packets(&self) -> u32 {
-        (self.line.len() - self.started) as u32
+        (self.tail - self.started) as u32
     }
 
     pub fn len_bytes(&self) -> u64 {
@@ -70,7 +89,7 @@ impl FifoLine {
 
     /// Packets queued, on the transmitter or propagating (not the lost ones: already freed).
     pub fn packets_held(&self) -> u64 {
-        (self.line.len() - self.lost) as u64
+        self.tail - self.head - self.lost
     }
 
     /// Moves both frontiers up to `now`, in time order. Waiting time goes into the queue-length
@@ -85,17 +104,17 @@ impl FifoLine {
         rng: &mut Rng,
         drops: &mut Vec<PktId>,
     ) {
-        if self.started < self.line.len() && self.line[self.started].start <= now {
+        if self.started < self.tail && self.at(self.started).start <= now {
             self.advance_started(now, stats);
         }
-        if self.sent < self.started && self.line[self.sent].done <= now {
+        if self.sent < self.started && self.at(self.sent).done <= now {
             self.advance_sent(now, stats, loss, rng, drops);
         }
     }
 
     fn advance_started(&mut self, now: SimTime, stats: &mut LinkStats) {
-        while self.started < self.line.len() && self.line[self.started].start <= now {
-            let s = self.line[self.started];
+        while self.started < self.tail && self.at(self.started).start <= now {
+            let s = *self.at(self.started);
             let wait = (s.start - s.enqueued).as_nanos() as u128;
             stats.len_integral_pkts += wait;
             stats.len_integral_bytes += wait * s.size as u128;
@@ -113,13 +132,14 @@ impl FifoLine {
         rng: &mut Rng,
         drops: &mut Vec<PktId>,
     ) {
-        while self.sent < self.started && self.line[self.sent].done <= now {
-            let s = &mut self.line[self.sent];
+        while self.sent < self.started && self.at(self.sent).done <= now {
+            let pos = self.sent;
+            let s = *self.at(pos);
             stats.busy += s.done - s.start;
             stats.departures += 1;
             stats.bytes_departed += s.size as u64;
             if !matches!(loss, LossModel::None) && loss.lose(s.done, rng) {
-                s.lost = true;
+                self.at_mut(pos).lost = true;
                 stats.drops_loss += 1;
                 drops.push(s.pkt);
                 self.lost += 1;
@@ -128,28 +148,53 @@ impl FifoLine {
         }
     }
 
+    /// Doubles the ring, keeping every slot at its position.
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(8);
+        let mut slots = Vec::with_capacity(cap);
+        let fill = Slot {
+            pkt: PktId(0),
+            size: 0,
+            lost: false,
+            enqueued: SimTime::ZERO,
+            start: SimTime::ZERO,
+            done: SimTime::ZERO,
+        };
+        slots.resize(cap, fill);
+        let mask = cap as u64 - 1;
+        for pos in self.head..self.tail {
+            slots[(pos & mask) as usize] = *self.at(pos);
+        }
+        self.slots = slots;
+        self.mask = mask;
+    }
+
     /// Offers a packet of `size` bytes that takes `tx` to serialise; returns false if it does
     /// not fit (the caller counts and frees it). Call after `advance(now)`.
     #[inline]
     pub fn offer(&mut self, pkt: PktId, size: u32, tx: SimTime, now: SimTime) -> bool {
-        if !self
-            .limits
-            .admits(self.len_packets(), self.waiting_bytes, size)
+        if self.len_packets() >= self.limit_packets
+            || self.waiting_bytes + size as u64 > self.limit_bytes
         {
             return false;
+        }
+        if self.tail - self.head == self.slots.len() as u64 {
+            self.grow();
         }
         let start = now.max(self.busy_until);
         let done = start + tx;
         self.busy_until = done;
         self.waiting_bytes += size as u64;
-        self.line.push_back(Slot {
+        let pos = self.tail;
+        *self.at_mut(pos) = Slot {
             pkt,
             size,
             lost: false,
             enqueued: now,
             start,
             done,
-        });
+        };
+        self.tail += 1;
         true
     }
 
@@ -157,8 +202,9 @@ impl FifoLine {
     /// do, without its loops: every earlier packet has started already).
     #[inline]
     pub fn start_if_idle(&mut self, now: SimTime) {
-        if let Some(s) = self.line.back() {
-            if s.start <= now && self.started + 1 == self.line.len() {
+        if self.started + 1 == self.tail {
+            let s = *self.at(self.started);
+            if s.start <= now {
                 self.waiting_bytes -= s.size as u64;
                 self.last_sojourn = SimTime::ZERO;
                 self.started += 1;
@@ -172,26 +218,23 @@ impl FifoLine {
     /// their loss is known.
     #[inline]
     pub fn next_arrival(&mut self, delay: SimTime) -> Option<SimTime> {
-        while self.lost > 0 && self.line.front().is_some_and(|s| s.lost) {
-            self.line.pop_front();
-            self.started -= 1;
-            self.sent -= 1;
+        while self.lost > 0 && self.head < self.sent && self.at(self.head).lost {
+            self.head += 1;
             self.lost -= 1;
         }
-        self.line.front().map(|s| s.done + delay)
+        (self.head < self.tail).then(|| self.at(self.head).done + delay)
     }
 
     /// Takes the packets due at the far node by `now`; returns the one that arrives (lost
     /// ones are dropped from the line on the way). Call after `advance(now)`.
     #[inline]
     pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<PktId> {
-        while let Some(s) = self.line.front() {
+        while self.head < self.sent {
+            let s = *self.at(self.head);
             if s.done + delay > now {
                 return None;
             }
-            let s = self.line.pop_front().expect("front exists");
-            self.started -= 1;
-            self.sent -= 1;
+            self.head += 1;
             if s.lost {
                 self.lost -= 1;
             } else {
@@ -201,17 +244,17 @@ impl FifoLine {
         None
     }
 
-    /// Busy time still to come beyond `now` of the packet on the transmitter (for busy-time
-    /// reports between events).
+    /// When the packet on the transmitter at `now` started, if one is.
     pub fn on_wire_since(&self, now: SimTime) -> Option<SimTime> {
-        let s = self.line.get(self.sent)?;
-        (self.sent < self.started && s.start <= now).then_some(s.start)
+        (self.sent < self.started)
+            .then(|| self.at(self.sent).start)
+            .filter(|&s| s <= now)
     }
 
     /// Waiting time of the packets still queued at `now`, for the queue-length integrals.
     pub fn waiting_integrals(&self, now: SimTime) -> (u128, u128) {
-        self.line
-            .range(self.started..)
+        (self.started..self.tail)
+            .map(|pos| self.at(pos))
             .filter(|s| s.enqueued < now)
             .fold((0, 0), |(p, b), s| {
                 let w = (now - s.enqueued).as_nanos() as u128;
@@ -231,7 +274,7 @@ mod tests {
     #[test]
     fn timetable_frontiers_and_waiting_integral() {
         // Three 1000-byte packets at t = 0 on an 8 ms-per-packet link, 10 ms delay.
-        let mut f = FifoLine::new(DropTail::packets(2));
+        let mut f = FifoLine::new(&DropTail::packets(2));
         let (mut stats, mut loss) = (LinkStats::default(), LossModel::None);
         let mut rng = Rng::derive(1, "t");
         let mut drops = vec![];

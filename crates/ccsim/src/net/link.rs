@@ -140,7 +140,7 @@ impl LinkDir {
             "switching paths with packets on the link"
         );
         if let Queue::DropTail(q) = &self.queue {
-            self.express = Some(FifoLine::new(q.empty_like()));
+            self.express = Some(FifoLine::new(q));
         }
     }
 

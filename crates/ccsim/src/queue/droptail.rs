@@ -38,14 +38,9 @@ impl DropTail {
         len < self.limit_packets && bytes + size as u64 <= self.limit_bytes
     }
 
-    /// An empty queue with the same limits.
-    pub fn empty_like(&self) -> DropTail {
-        DropTail {
-            fifo: VecDeque::new(),
-            bytes: 0,
-            limit_packets: self.limit_packets,
-            limit_bytes: self.limit_bytes,
-        }
+    /// The limits: packets and bytes waiting (`u32::MAX` / `u64::MAX` where unlimited).
+    pub fn limits(&self) -> (u32, u64) {
+        (self.limit_packets, self.limit_bytes)
     }
 }
 
