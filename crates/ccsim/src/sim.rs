@@ -8,9 +8,9 @@
 
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
-use crate::net::link::{LinkDir, QueueWatch};
+use crate::net::link::{LinkDir, QueueWatch, Transit};
 use crate::net::routing::Routes;
-use crate::packet::{Kind, PacketArena, PktId};
+use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::SimTime;
@@ -68,7 +68,7 @@ pub struct Simulation {
     pub flow_owd: Vec<(f64, f64, u64)>,
     /// Delivered bytes per flow at the last throughput bin.
     bin_mark: Vec<u64>,
-    out: Vec<PktId>,
+    out: Vec<Packet>,
     drops: Vec<PktId>,
     /// Queue series are recorded on change: links report every change as it happens.
     watch_queues: bool,
@@ -200,12 +200,12 @@ impl Simulation {
                     self.events.schedule(t, Event::Arrive(l));
                 }
                 self.free_drops();
-                if let Some(p) = p {
+                if let Some(t) = p {
                     let node = self.links[l as usize].to;
-                    if self.arena.get(p).dst == node {
-                        self.deliver(p);
+                    if t.dst == node {
+                        self.deliver(t.pkt);
                     } else {
-                        self.forward(node, p);
+                        self.forward(node, t);
                     }
                 }
             }
@@ -224,16 +224,15 @@ impl Simulation {
     }
 
     /// Offers a packet to the link towards its destination.
-    fn forward(&mut self, node: u32, p: PktId) {
-        let dst = self.arena.get(p).dst;
-        let l = self.routes.next_hop(node, dst);
+    fn forward(&mut self, node: u32, t: Transit) {
+        let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
         let now = self.now;
         let watch = watch(self.watch_queues, &mut self.rec, l);
         let link = &mut self.links[l as usize];
-        if let Some(t) = link.offer(p, &mut self.arena, now, &mut self.drops, watch) {
-            self.events.schedule(t, Event::Arrive(l));
+        if let Some(at) = link.offer(t, &mut self.arena, now, &mut self.drops, watch) {
+            self.events.schedule(at, Event::Arrive(l));
         }
         self.free_drops();
     }
@@ -271,7 +270,9 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.counters.injected += 1;
-            self.forward(node, p);
+            let (size, dst) = (p.size, p.dst);
+            let pkt = self.arena.alloc(p);
+            self.forward(node, Transit { pkt, size, dst });
         }
         self.out = out;
     }
@@ -280,7 +281,6 @@ impl Simulation {
     fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
         let mut io = Io {
             now: self.now,
-            arena: &mut self.arena,
             out: &mut self.out,
             rec: &mut self.rec,
         };
@@ -289,21 +289,27 @@ impl Simulation {
 
     fn deliver(&mut self, p: PktId) {
         self.counters.consumed += 1;
-        let pkt = self.arena.get(p).clone();
-        self.arena.free(p);
-        let i = pkt.flow as usize;
-        if pkt.kind != Kind::TcpAck {
+        // The endpoint reads the packet where it lies (borrowing the arena, not copying it);
+        // what it sends goes to `out`, moved into the arena once it is done.
+        let pkt = self.arena.get(p);
+        let (i, kind, node) = (pkt.flow as usize, pkt.kind, pkt.dst);
+        if kind != Kind::TcpAck {
             let d = (self.now - pkt.created).as_secs_f64();
             let o = &mut self.flow_owd[i];
             *o = (o.0 + d, o.1.max(d), o.2 + 1);
         }
-        let node = pkt.dst;
-        self.with_flow(i, |slot, io| match (slot, pkt.kind) {
-            (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(&pkt, io),
-            (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(&pkt, io),
+        let mut io = Io {
+            now: self.now,
+            out: &mut self.out,
+            rec: &mut self.rec,
+        };
+        match (&mut self.flows[i], kind) {
+            (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(pkt, &mut io),
+            (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(pkt, &mut io),
             (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload),
             _ => unreachable!("packet kind does not match its flow"),
-        });
+        }
+        self.arena.free(p);
         self.flush(node);
         self.arm_timers(i);
     }

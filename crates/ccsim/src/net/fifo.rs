@@ -11,7 +11,7 @@
 //! the general path (`net/link.rs`, checked by `tests/express_path.rs`); a hop costs a handful
 //! of integer operations instead of a queue discipline's enqueue and dequeue.
 
-use super::link::LinkStats;
+use super::link::{LinkStats, Transit};
 use super::loss::LossModel;
 use crate::packet::PktId;
 use crate::queue::DropTail;
@@ -23,6 +23,7 @@ use crate::time::SimTime;
 struct Slot {
     pkt: PktId,
     size: u32,
+    dst: u32,
     lost: bool,
     enqueued: SimTime,
     start: SimTime,
@@ -155,6 +156,7 @@ impl FifoLine {
         let fill = Slot {
             pkt: PktId(0),
             size: 0,
+            dst: 0,
             lost: false,
             enqueued: SimTime::ZERO,
             start: SimTime::ZERO,
@@ -172,7 +174,8 @@ impl FifoLine {
     /// Offers a packet of `size` bytes that takes `tx` to serialise; returns false if it does
     /// not fit (the caller counts and frees it). Call after `advance(now)`.
     #[inline]
-    pub fn offer(&mut self, pkt: PktId, size: u32, tx: SimTime, now: SimTime) -> bool {
+    pub fn offer(&mut self, t: Transit, tx: SimTime, now: SimTime) -> bool {
+        let size = t.size;
         if self.len_packets() >= self.limit_packets
             || self.waiting_bytes + size as u64 > self.limit_bytes
         {
@@ -187,8 +190,9 @@ impl FifoLine {
         self.waiting_bytes += size as u64;
         let pos = self.tail;
         *self.at_mut(pos) = Slot {
-            pkt,
+            pkt: t.pkt,
             size,
+            dst: t.dst,
             lost: false,
             enqueued: now,
             start,
@@ -228,7 +232,7 @@ impl FifoLine {
     /// Takes the packets due at the far node by `now`; returns the one that arrives (lost
     /// ones are dropped from the line on the way). Call after `advance(now)`.
     #[inline]
-    pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<PktId> {
+    pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<Transit> {
         while self.head < self.sent {
             let s = *self.at(self.head);
             if s.done + delay > now {
@@ -238,7 +242,11 @@ impl FifoLine {
             if s.lost {
                 self.lost -= 1;
             } else {
-                return Some(s.pkt);
+                return Some(Transit {
+                    pkt: s.pkt,
+                    size: s.size,
+                    dst: s.dst,
+                });
             }
         }
         None
@@ -280,7 +288,12 @@ mod tests {
         let mut drops = vec![];
         for i in 0..4 {
             f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
-            let ok = f.offer(PktId(i), 1000, ms(8), ms(0));
+            let t = Transit {
+                pkt: PktId(i),
+                size: 1000,
+                dst: 1,
+            };
+            let ok = f.offer(t, ms(8), ms(0));
             f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
             // The first starts at once; two wait; the fourth finds the queue (2) full.
             assert_eq!(ok, i < 3, "packet {i}");
@@ -290,7 +303,7 @@ mod tests {
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
         f.advance(ms(20), &mut stats, &mut loss, &mut rng, &mut drops);
-        assert_eq!(f.arrive(ms(20), ms(10)), Some(PktId(0)));
+        assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
         assert_eq!(f.arrive(ms(20), ms(10)), None);
         assert_eq!((f.len_packets(), stats.departures), (0, 2));
         assert_eq!(f.last_sojourn, ms(16));

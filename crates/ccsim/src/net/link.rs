@@ -53,6 +53,31 @@ pub struct QueueWatch<'a> {
     pub id: u32,
 }
 
+/// A packet between links, with the two header fields forwarding needs. Routers pass these
+/// along instead of reading the packet: by the time a packet reaches the next hop its memory
+/// has usually left the cache, and with many packets in flight that miss was the largest single
+/// cost of a hop (docs/performance.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transit {
+    pub pkt: PktId,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Destination node.
+    pub dst: u32,
+}
+
+impl Transit {
+    /// Reads the fields from the packet itself.
+    pub fn of(pkt: PktId, arena: &PacketArena) -> Transit {
+        let p = arena.get(pkt);
+        Transit {
+            pkt,
+            size: p.size,
+            dst: p.dst,
+        }
+    }
+}
+
 /// The packet on the transmitter.
 #[derive(Clone, Copy)]
 struct Tx {
@@ -181,17 +206,16 @@ impl LinkDir {
     /// `offer` on the express path.
     fn offer_express(
         &mut self,
-        pkt: PktId,
-        arena: &mut PacketArena,
+        t: Transit,
         now: SimTime,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        let size = arena.get(pkt).size;
+        let (pkt, size) = (t.pkt, t.size);
         let tx = self.tx_time(size);
         let f = self.express.as_mut().expect("express path");
         f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
         self.stats.arrivals += 1;
-        if !f.offer(pkt, size, tx, now) {
+        if !f.offer(t, tx, now) {
             self.stats.drops_overflow += 1;
             drops.push(pkt);
             return None;
@@ -220,15 +244,16 @@ impl LinkDir {
     /// of an arrival event to schedule, if the link had none pending.
     pub fn offer(
         &mut self,
-        pkt: PktId,
+        t: Transit,
         arena: &mut PacketArena,
         now: SimTime,
         drops: &mut Vec<PktId>,
         mut watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
         if self.express.is_some() {
-            return self.offer_express(pkt, arena, now, drops);
+            return self.offer_express(t, now, drops);
         }
+        let pkt = t.pkt;
         self.advance(arena, now, drops, watch.as_mut());
         self.account(now);
         self.stats.arrivals += 1;
@@ -412,7 +437,7 @@ impl LinkDir {
         now: SimTime,
         drops: &mut Vec<PktId>,
         watch: Option<QueueWatch>,
-    ) -> (Option<PktId>, Option<SimTime>) {
+    ) -> (Option<Transit>, Option<SimTime>) {
         self.arrival_event = None;
         if let Some(f) = &mut self.express {
             f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
@@ -425,7 +450,7 @@ impl LinkDir {
         let p = match self.pipe.front() {
             Some(&(t, p)) if t <= now => {
                 self.pipe.pop_front();
-                Some(p)
+                Some(Transit::of(p, arena))
             }
             _ => None,
         };
@@ -483,6 +508,10 @@ mod tests {
         SimTime::from_millis(x)
     }
 
+    fn tr(p: PktId, arena: &PacketArena) -> Transit {
+        Transit::of(p, arena)
+    }
+
     #[test]
     fn lazy_transmitter_delivers_back_to_back_packets_one_event_each() {
         let mut l = link(LossModel::None);
@@ -493,24 +522,30 @@ mod tests {
             .collect();
         // The first offer arms the link's one arrival event; the others find it pending.
         assert_eq!(
-            l.offer(p[0], &mut arena, ms(0), &mut drops, None),
+            l.offer(tr(p[0], &arena), &mut arena, ms(0), &mut drops, None),
             Some(ms(18))
         );
-        assert_eq!(l.offer(p[1], &mut arena, ms(0), &mut drops, None), None);
-        assert_eq!(l.offer(p[2], &mut arena, ms(0), &mut drops, None), None);
+        assert_eq!(
+            l.offer(tr(p[1], &arena), &mut arena, ms(0), &mut drops, None),
+            None
+        );
+        assert_eq!(
+            l.offer(tr(p[2], &arena), &mut arena, ms(0), &mut drops, None),
+            None
+        );
         assert_eq!(l.len_packets(), 2);
         // Each packet reaches the far node one serialisation (8 ms) after the one before.
         assert_eq!(
             l.arrive(&mut arena, ms(18), &mut drops, None),
-            (Some(p[0]), Some(ms(26)))
+            (Some(tr(p[0], &arena)), Some(ms(26)))
         );
         assert_eq!(
             l.arrive(&mut arena, ms(26), &mut drops, None),
-            (Some(p[1]), Some(ms(34)))
+            (Some(tr(p[1], &arena)), Some(ms(34)))
         );
         assert_eq!(
             l.arrive(&mut arena, ms(34), &mut drops, None),
-            (Some(p[2]), None)
+            (Some(tr(p[2], &arena)), None)
         );
         // Queue: 2 waiting over [0, 8 ms), 1 over [8, 16 ms): 24 packet·ms over 34 ms.
         let (avg, _) = l.averages(ms(34));
@@ -533,12 +568,15 @@ mod tests {
         let mut drops = vec![];
         let a = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(0)));
         assert_eq!(
-            l.offer(a, &mut arena, ms(0), &mut drops, None),
+            l.offer(tr(a, &arena), &mut arena, ms(0), &mut drops, None),
             Some(ms(18))
         );
         // At 12 ms the link learns of the loss; the event armed for 18 ms stays pending.
         let b = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(12)));
-        assert_eq!(l.offer(b, &mut arena, ms(12), &mut drops, None), None);
+        assert_eq!(
+            l.offer(tr(b, &arena), &mut arena, ms(12), &mut drops, None),
+            None
+        );
         assert_eq!((drops.clone(), l.stats.drops_loss), (vec![a], 1));
         // Nothing arrives at 18 ms; the next event is b's: sent 12–20 ms, arriving at 30 ms.
         assert_eq!(
@@ -547,7 +585,7 @@ mod tests {
         );
         assert_eq!(
             l.arrive(&mut arena, ms(30), &mut drops, None),
-            (Some(b), None)
+            (Some(tr(b, &arena)), None)
         );
         assert_eq!(l.packets_held(), 0);
     }
