@@ -168,7 +168,7 @@ impl EcnEcho {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Kind, PacketArena, PktId};
+    use crate::packet::Kind;
     use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
     use crate::tcp::slow_start::SlowStart;
