@@ -70,6 +70,11 @@ impl FifoLine {
         }
     }
 
+    /// The limits (packets, bytes) of the DropTail queue it stands for.
+    pub fn limits(&self) -> (u32, u64) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
     #[inline]
     fn at(&self, pos: u64) -> &Slot {
         &self.slots[(pos & self.mask) as usize]

@@ -2,23 +2,20 @@
 //! one packet at a time at the link rate, a loss model applied as packets leave the
 //! transmitter, and a propagation delay line.
 //!
-//! The transmitter runs lazily: it needs no events of its own. A queue discipline's decisions
-//! depend only on its own state, its random stream and the time, so the link replays the
-//! transmit completions due by `now` (each at its exact time) whenever it is touched —
-//! `advance(now)` — before taking a new packet or handing one over. The only event a link
-//! direction needs is the arrival of the head of its delay line at the far node: one pending
-//! event per direction, scheduled for the earliest packet that can arrive (the head of the
-//! delay line, else the packet on the transmitter). Without per-packet transmit events a hop
-//! costs one event instead of two (docs/performance.md).
-
-use std::collections::VecDeque;
+//! Transmit completions need no events: the link replays those due by `now` whenever it is
+//! touched (`advance(now)`). The only event a direction needs is the arrival of its next
+//! packet at the far node: one pending event per direction, for the earliest packet that can
+//! arrive. Two paths implement this: the general one for any queue discipline
+//! (`general.rs`), and the express one for DropTail (`fifo.rs`), which knows each packet's
+//! timetable on arrival and never dequeues. Without per-packet transmit events a hop costs one
+//! event instead of two (docs/performance.md).
 
 use super::fifo::FifoLine;
+use super::general::General;
 use super::loss::LossModel;
-use crate::packet::{Ecn, PacketArena, PktId};
-use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::packet::{PacketArena, PktId};
+use crate::queue::{DropTail, Queue, QueueDiscipline};
 use crate::rng::Rng;
-use crate::scenario::schema::SeriesName;
 use crate::time::{Rate, SimTime};
 use crate::trace::Recorder;
 
@@ -44,7 +41,6 @@ pub struct LinkStats {
     /// ∫ queue length dt, packet·ns and byte·ns.
     pub(super) len_integral_pkts: u128,
     pub(super) len_integral_bytes: u128,
-    last_change: SimTime,
 }
 
 /// Where the link reports queue changes as they happen (the on-change queue series).
@@ -78,37 +74,48 @@ impl Transit {
     }
 }
 
-/// The packet on the transmitter.
-#[derive(Clone, Copy)]
-struct Tx {
-    pkt: PktId,
-    start: SimTime,
-    done: SimTime,
+/// What both paths share and update: the direction's counters, loss model, timing, and its
+/// one pending arrival event.
+pub struct Wire<'a> {
+    pub stats: &'a mut LinkStats,
+    pub loss: &'a mut LossModel,
+    pub rng: &'a mut Rng,
+    pub delay: SimTime,
+    rate: Rate,
+    tx_time_cache: &'a mut (u32, SimTime),
+    /// Time of the pending arrival event, if one is scheduled.
+    pub arrival_event: &'a mut Option<SimTime>,
+}
+
+impl Wire<'_> {
+    /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx_time_cache.0 != size {
+            *self.tx_time_cache = (size, self.rate.tx_time(size));
+        }
+        self.tx_time_cache.1
+    }
+}
+
+enum Path {
+    /// Boxed: only directions with an AQM (or traced queue changes) use it, and it is large.
+    General(Box<General>),
+    Express(FifoLine),
 }
 
 pub struct LinkDir {
-    pub link: String,
     pub from: u32,
     pub to: u32,
     pub rate: Rate,
     pub delay: SimTime,
-    queue: Queue,
+    arrival_event: Option<SimTime>,
+    tx_time_cache: (u32, SimTime),
+    path: Path,
     loss: LossModel,
     rng: Rng,
-    aqm_rng: Rng,
-    tx: Option<Tx>,
-    pipe: VecDeque<(SimTime, PktId)>,
-    /// The express path of a DropTail direction (`net/fifo.rs`), used instead of `queue`,
-    /// `tx` and `pipe` when set.
-    express: Option<FifoLine>,
-    /// Time of the pending arrival event, if one is scheduled.
-    arrival_event: Option<SimTime>,
-    /// Serialisation time of the last packet size seen (most packets share a few sizes).
-    tx_time_cache: (u32, SimTime),
     pub stats: LinkStats,
-    dropped_scratch: Vec<(PktId, Reason)>,
-    marked_scratch: Vec<Reason>,
-    last_sojourn: SimTime,
+    pub link: String,
 }
 
 impl LinkDir {
@@ -124,36 +131,37 @@ impl LinkDir {
         seed: u64,
         label: &str,
     ) -> LinkDir {
+        let aqm_rng = Rng::derive(seed, &format!("queue:{label}"));
         LinkDir {
-            link,
             from,
             to,
             rate,
             delay,
-            queue,
-            loss,
-            rng: Rng::derive(seed, &format!("loss:{label}")),
-            aqm_rng: Rng::derive(seed, &format!("queue:{label}")),
-            tx: None,
-            pipe: VecDeque::new(),
-            express: None,
             arrival_event: None,
             tx_time_cache: (0, SimTime::ZERO),
+            path: Path::General(Box::new(General::new(queue, aqm_rng))),
+            loss,
+            rng: Rng::derive(seed, &format!("loss:{label}")),
             stats: LinkStats::default(),
-            dropped_scratch: Vec::new(),
-            marked_scratch: Vec::new(),
-            last_sojourn: SimTime::ZERO,
+            link,
         }
     }
 
+    /// The path and what it shares with the direction, borrowed apart.
     #[inline]
-    fn account(&mut self, now: SimTime) {
-        let dt = (now - self.stats.last_change).as_nanos() as u128;
-        if dt > 0 {
-            self.stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
-            self.stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
-            self.stats.last_change = now;
-        }
+    fn split(&mut self) -> (&mut Path, Wire<'_>) {
+        (
+            &mut self.path,
+            Wire {
+                stats: &mut self.stats,
+                loss: &mut self.loss,
+                rng: &mut self.rng,
+                delay: self.delay,
+                rate: self.rate,
+                tx_time_cache: &mut self.tx_time_cache,
+                arrival_event: &mut self.arrival_event,
+            },
+        )
     }
 
     /// Switches a DropTail direction to the express path; call before any packet is offered.
@@ -164,273 +172,98 @@ impl LinkDir {
             0,
             "switching paths with packets on the link"
         );
-        if let Queue::DropTail(q) = &self.queue {
-            self.express = Some(FifoLine::new(q));
+        if let Path::General(g) = &self.path {
+            if let Queue::DropTail(q) = &g.queue {
+                self.path = Path::Express(FifoLine::new(q));
+            }
         }
     }
 
-    /// Switches back to the general path (for tests comparing the two).
+    /// Switches an express direction back to the general path (for tests comparing the two).
     pub fn use_general(&mut self) {
         debug_assert_eq!(
             self.packets_held(),
             0,
             "switching paths with packets on the link"
         );
-        self.express = None;
+        if let Path::Express(f) = &self.path {
+            let (packets, bytes) = f.limits();
+            let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
+            // DropTail draws no random numbers: any stream does.
+            let rng = Rng::derive(0, "droptail");
+            self.path = Path::General(Box::new(General::new(q, rng)));
+        }
     }
 
     pub fn len_packets(&self) -> u32 {
-        match &self.express {
-            Some(f) => f.len_packets(),
-            None => self.queue.len_packets(),
+        match &self.path {
+            Path::Express(f) => f.len_packets(),
+            Path::General(g) => g.queue.len_packets(),
         }
     }
+
     pub fn len_bytes(&self) -> u64 {
-        match &self.express {
-            Some(f) => f.len_bytes(),
-            None => self.queue.len_bytes(),
+        match &self.path {
+            Path::Express(f) => f.len_bytes(),
+            Path::General(g) => g.queue.len_bytes(),
         }
     }
+
     /// The discipline's average queue in packets, if it keeps one (RED).
     pub fn avg_queue(&self) -> Option<f64> {
-        self.queue.avg_queue()
+        match &self.path {
+            Path::Express(_) => None,
+            Path::General(g) => g.queue.avg_queue(),
+        }
     }
+
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
-        if let Some(f) = &self.express {
-            return f.packets_held();
+        match &self.path {
+            Path::Express(f) => f.packets_held(),
+            Path::General(g) => g.packets_held(),
         }
-        self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
-    }
-
-    /// `offer` on the express path.
-    fn offer_express(
-        &mut self,
-        t: Transit,
-        now: SimTime,
-        drops: &mut Vec<PktId>,
-    ) -> Option<SimTime> {
-        let (pkt, size) = (t.pkt, t.size);
-        let tx = self.tx_time(size);
-        let f = self.express.as_mut().expect("express path");
-        f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
-        self.stats.arrivals += 1;
-        if !f.offer(t, tx, now) {
-            self.stats.drops_overflow += 1;
-            drops.push(pkt);
-            return None;
-        }
-        // As on the general path, the queue length seen includes the arriving packet, even
-        // when it starts at once.
-        self.stats.max_len_pkts = self.stats.max_len_pkts.max(f.len_packets());
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(f.len_bytes());
-        f.start_if_idle(now);
-        if self.arrival_event.is_some() {
-            return None;
-        }
-        self.arrival_event = f.next_arrival(self.delay);
-        self.arrival_event
-    }
-
-    fn tx_time(&mut self, size: u32) -> SimTime {
-        if self.tx_time_cache.0 != size {
-            self.tx_time_cache = (size, self.rate.tx_time(size));
-        }
-        self.tx_time_cache.1
     }
 
     /// Offers a packet to the queue at `now`. Dropped packets (this one or others the
     /// discipline pushed out) are reported in `drops` for the caller to free. Returns the time
     /// of an arrival event to schedule, if the link had none pending.
+    #[inline]
     pub fn offer(
         &mut self,
         t: Transit,
         arena: &mut PacketArena,
         now: SimTime,
         drops: &mut Vec<PktId>,
-        mut watch: Option<QueueWatch>,
+        watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
-        if self.express.is_some() {
-            return self.offer_express(t, now, drops);
-        }
-        let pkt = t.pkt;
-        self.advance(arena, now, drops, watch.as_mut());
-        self.account(now);
-        self.stats.arrivals += 1;
-        arena.get_mut(pkt).enqueued = now;
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let verdict = self.queue.enqueue(pkt, &mut ctx);
-        // Packets the discipline pushed out to make room (FQ-CoDel).
-        self.collect(drops);
-        match verdict {
-            Verdict::Dropped(r) => {
-                self.count_drop(r);
-                drops.push(pkt);
-                self.report(now, watch.as_mut());
-                return None;
-            }
-            Verdict::Marked(r) => {
-                debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
-                self.count_mark(r);
-                arena.get_mut(pkt).ecn = Ecn::Ce;
-            }
-            Verdict::Enqueued => {}
-        }
-        self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.queue.len_packets());
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.queue.len_bytes());
-        if self.tx.is_none() {
-            self.start_next(arena, now, drops);
-        }
-        self.report(now, watch.as_mut());
-        self.arm_arrival()
-    }
-
-    fn count_drop(&mut self, r: Reason) {
-        let s = &mut self.stats;
-        match r {
-            Reason::Overflow => s.drops_overflow += 1,
-            Reason::Early => s.drops_early += 1,
-            Reason::Forced => s.drops_forced += 1,
-        }
-        s.drops_aqm = s.drops_early + s.drops_forced;
-    }
-
-    fn count_mark(&mut self, r: Reason) {
-        let s = &mut self.stats;
-        match r {
-            Reason::Forced => s.marks_forced += 1,
-            Reason::Early | Reason::Overflow => s.marks_early += 1,
-        }
-        s.marks = s.marks_early + s.marks_forced;
-    }
-
-    /// Counts and hands over what the discipline dropped or marked besides its verdict.
-    #[inline]
-    fn collect(&mut self, drops: &mut Vec<PktId>) {
-        if !self.dropped_scratch.is_empty() || !self.marked_scratch.is_empty() {
-            self.collect_slow(drops);
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => offer_express(f, t, now, drops, &mut w),
+            Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
         }
     }
 
-    fn collect_slow(&mut self, drops: &mut Vec<PktId>) {
-        // Indexed loops keep the scratch buffers' allocations for the next packet.
-        for i in 0..self.dropped_scratch.len() {
-            let (p, r) = self.dropped_scratch[i];
-            self.count_drop(r);
-            drops.push(p);
-        }
-        self.dropped_scratch.clear();
-        for i in 0..self.marked_scratch.len() {
-            self.count_mark(self.marked_scratch[i]);
-        }
-        self.marked_scratch.clear();
-    }
-
-    /// Starts serialising the next packet at `now`, if the queue has one.
-    fn start_next(&mut self, arena: &mut PacketArena, now: SimTime, drops: &mut Vec<PktId>) {
-        self.account(now);
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let next = self.queue.dequeue(&mut ctx);
-        self.collect(drops);
-        let Some(pkt) = next else { return };
-        let pk = arena.get(pkt);
-        let (size, enqueued) = (pk.size, pk.enqueued);
-        self.last_sojourn = now - enqueued;
-        let done = now + self.tx_time(size);
-        self.tx = Some(Tx {
-            pkt,
-            start: now,
-            done,
-        });
-    }
-
-    /// Replays every transmit completion due by `now`, each at its own time: the packet leaves
-    /// the transmitter (lost, or into the delay line) and the next one starts. Queue changes
-    /// are reported to `watch` at the times they happen.
+    /// Replays every transmit completion due by `now`; queue changes go to `watch` at the
+    /// times they happen (general path).
     pub fn advance(
         &mut self,
         arena: &mut PacketArena,
         now: SimTime,
         drops: &mut Vec<PktId>,
-        mut watch: Option<&mut QueueWatch>,
+        watch: Option<&mut QueueWatch>,
     ) {
-        if let Some(f) = &mut self.express {
-            f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
-            return;
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => f.advance(now, w.stats, w.loss, w.rng, drops),
+            Path::General(g) => g.advance(arena, now, drops, &mut w, watch),
         }
-        while let Some(tx) = self.tx {
-            if tx.done > now {
-                break;
-            }
-            let at = tx.done;
-            self.tx = None;
-            let size = arena.get(tx.pkt).size;
-            self.stats.busy += at - tx.start;
-            self.stats.departures += 1;
-            self.stats.bytes_departed += size as u64;
-            if self.loss.lose(at, &mut self.rng) {
-                self.stats.drops_loss += 1;
-                drops.push(tx.pkt);
-            } else {
-                self.pipe.push_back((at + self.delay, tx.pkt));
-            }
-            self.start_next(arena, at, drops);
-            self.report(at, watch.as_deref_mut());
-        }
-    }
-
-    #[inline]
-    fn report(&self, at: SimTime, watch: Option<&mut QueueWatch>) {
-        if let Some(w) = watch {
-            self.report_to(at, w);
-        }
-    }
-
-    fn report_to(&self, at: SimTime, w: &mut QueueWatch) {
-        w.rec
-            .changed(SeriesName::Queue, w.id, at, self.len_packets() as f64);
-        w.rec
-            .changed(SeriesName::QueueBytes, w.id, at, self.len_bytes() as f64);
-        if let Some(avg) = self.avg_queue() {
-            w.rec.changed(SeriesName::AvgQueue, w.id, at, avg);
-        }
-        let sojourn = self.last_sojourn().as_secs_f64();
-        w.rec.changed(SeriesName::Sojourn, w.id, at, sojourn);
-    }
-
-    /// The earliest time a packet can reach the far node: the head of the delay line, else the
-    /// end of the current transmission plus the delay.
-    fn next_arrival(&self) -> Option<SimTime> {
-        match self.pipe.front() {
-            Some(&(t, _)) => Some(t),
-            None => self.tx.map(|tx| tx.done + self.delay),
-        }
-    }
-
-    /// The arrival event to schedule, if none is pending and a packet is on its way.
-    fn arm_arrival(&mut self) -> Option<SimTime> {
-        if self.arrival_event.is_some() {
-            return None;
-        }
-        self.arrival_event = self.next_arrival();
-        self.arrival_event
     }
 
     /// The pending arrival event fired: returns the packet that reached the far node (none if
     /// the one expected was lost on the wire) and the time of the next arrival event to
     /// schedule, if any.
+    #[inline]
     pub fn arrive(
         &mut self,
         arena: &mut PacketArena,
@@ -439,30 +272,24 @@ impl LinkDir {
         watch: Option<QueueWatch>,
     ) -> (Option<Transit>, Option<SimTime>) {
         self.arrival_event = None;
-        if let Some(f) = &mut self.express {
-            f.advance(now, &mut self.stats, &mut self.loss, &mut self.rng, drops);
-            let p = f.arrive(now, self.delay);
-            self.arrival_event = f.next_arrival(self.delay);
-            return (p, self.arrival_event);
-        }
-        let mut watch = watch;
-        self.advance(arena, now, drops, watch.as_mut());
-        let p = match self.pipe.front() {
-            Some(&(t, p)) if t <= now => {
-                self.pipe.pop_front();
-                Some(Transit::of(p, arena))
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => {
+                f.advance(now, w.stats, w.loss, w.rng, drops);
+                let p = f.arrive(now, w.delay);
+                *w.arrival_event = f.next_arrival(w.delay);
+                (p, *w.arrival_event)
             }
-            _ => None,
-        };
-        (p, self.arm_arrival())
+            Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
+        }
     }
 
     /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
     pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
-        let (p, b) = match &self.express {
-            Some(f) => f.waiting_integrals(now),
-            None => {
-                self.account(now);
+        let (p, b) = match &mut self.path {
+            Path::Express(f) => f.waiting_integrals(now),
+            Path::General(g) => {
+                g.account(now, &mut self.stats);
                 (0, 0)
             }
         };
@@ -475,20 +302,49 @@ impl LinkDir {
 
     /// Busy time including the packet on the transmitter now; call after `advance(now)`.
     pub fn busy_until(&self, now: SimTime) -> SimTime {
-        let start = match &self.express {
-            Some(f) => f.on_wire_since(now),
-            None => self.tx.map(|tx| tx.start),
+        let start = match &self.path {
+            Path::Express(f) => f.on_wire_since(now),
+            Path::General(g) => g.on_wire_since(),
         };
         self.stats.busy + start.map_or(SimTime::ZERO, |s| now - s)
     }
 
     /// Time the most recently dequeued packet waited in the queue.
     pub fn last_sojourn(&self) -> SimTime {
-        match &self.express {
-            Some(f) => f.last_sojourn,
-            None => self.last_sojourn,
+        match &self.path {
+            Path::Express(f) => f.last_sojourn,
+            Path::General(g) => g.last_sojourn,
         }
     }
+}
+
+/// `offer` on the express path.
+#[inline]
+fn offer_express(
+    f: &mut FifoLine,
+    t: Transit,
+    now: SimTime,
+    drops: &mut Vec<PktId>,
+    w: &mut Wire,
+) -> Option<SimTime> {
+    let tx = w.tx_time(t.size);
+    f.advance(now, w.stats, w.loss, w.rng, drops);
+    w.stats.arrivals += 1;
+    if !f.offer(t, tx, now) {
+        w.stats.drops_overflow += 1;
+        drops.push(t.pkt);
+        return None;
+    }
+    // As on the general path, the queue length seen includes the arriving packet, even when
+    // it starts at once.
+    w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets());
+    w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes());
+    f.start_if_idle(now);
+    if w.arrival_event.is_some() {
+        return None;
+    }
+    *w.arrival_event = f.next_arrival(w.delay);
+    *w.arrival_event
 }
 
 #[cfg(test)]

@@ -32,6 +32,16 @@ impl DropTail {
         }
     }
 
+    /// Bounded in packets and in bytes at once (`u32::MAX` / `u64::MAX` for no bound).
+    pub fn with_limits(packets: u32, bytes: u64) -> Self {
+        DropTail {
+            fifo: VecDeque::new(),
+            bytes: 0,
+            limit_packets: packets,
+            limit_bytes: bytes,
+        }
+    }
+
     /// Whether a packet of `size` bytes fits behind `len` packets of `bytes` bytes.
     #[inline]
     pub fn admits(&self, len: u32, bytes: u64, size: u32) -> bool {
