@@ -32,8 +32,10 @@ impl Series {
 
 const N: usize = SeriesName::ALL.len();
 
+/// A series' slot: its discriminant, which is its place in `SeriesName::ALL` (tested below).
+#[inline]
 fn index(s: SeriesName) -> usize {
-    SeriesName::ALL.iter().position(|x| *x == s).unwrap_or(0)
+    s as usize
 }
 
 #[derive(Default)]
@@ -120,6 +122,13 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn series_slots_follow_the_order_of_all() {
+        for (i, s) in SeriesName::ALL.iter().enumerate() {
+            assert_eq!(index(*s), i, "{s:?}");
+        }
+    }
 
     #[test]
     fn on_change_dedupes_and_off_records_nothing() {
