@@ -5,6 +5,8 @@ test:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	cargo test --package ccsim --quiet
-	ruff check python tests
-	ruff format --check python tests
+	ruff check python tests bench
+	ruff format --check python tests bench
 	python3 -m pytest --quiet
+	# Quick benchmark: prints its figures (docs/performance.md); asserts no wall-clock time.
+	python3 bench/run.py --quick --repeat 1

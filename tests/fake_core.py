@@ -110,6 +110,7 @@ def synthetic_results(name: str = "synthetic", duration: float = 10.0) -> dict:
         "packets_consumed": 19650,
         "packets_dropped": 300,
         "packets_in_network": 50,
+        "packets_peak": 80,
     }
     return {"meta": meta, "flows": flows, "queues": queues, "series": series}
 

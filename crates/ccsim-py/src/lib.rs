@@ -3,6 +3,8 @@
 //! Results cross into Python as columns: a numeric column is `(numpy dtype string, bytes)`,
 //! which Python turns into an array with `np.frombuffer` without a Python object per value.
 
+mod heap;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -10,6 +12,9 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use ccsim::results::{Column, Results, Table};
 use ccsim::time::SimTime;
+
+#[global_allocator]
+static ALLOC: heap::Counting = heap::Counting;
 
 create_exception!(
     _core,
@@ -20,6 +25,18 @@ create_exception!(
 
 fn scenario_err(e: ccsim::ScenarioError) -> PyErr {
     ScenarioError::new_err((e.path, e.message))
+}
+
+/// Bytes the Rust core has allocated now, and at most since the last call with `reset=True`
+/// (which then starts a new peak from the current level).
+#[pyfunction]
+#[pyo3(signature = (reset = false))]
+fn heap_bytes(reset: bool) -> (usize, usize) {
+    let out = (heap::current(), heap::peak());
+    if reset {
+        heap::reset_peak();
+    }
+    out
 }
 
 /// The ccsim version.
@@ -126,6 +143,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDic
     meta.set_item("packets_consumed", m.packets_consumed)?;
     meta.set_item("packets_dropped", m.packets_dropped)?;
     meta.set_item("packets_in_network", m.packets_in_network)?;
+    meta.set_item("packets_peak", m.packets_peak)?;
     out.set_item("meta", meta)?;
     out.set_item("flows", table(py, &r.flows)?)?;
     out.set_item("queues", table(py, &r.queues)?)?;
@@ -149,6 +167,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

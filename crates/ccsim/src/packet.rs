@@ -162,4 +162,8 @@ impl PacketArena {
     pub fn live(&self) -> usize {
         self.live
     }
+    /// The most packets ever live at once (the arena's high-water mark).
+    pub fn peak(&self) -> usize {
+        self.slots.len()
+    }
 }

@@ -56,6 +56,9 @@ pub struct Meta {
     pub packets_consumed: u64,
     pub packets_dropped: u64,
     pub packets_in_network: u64,
+    /// The most packets in the network at once (memory per packet in flight is measured
+    /// against it).
+    pub packets_peak: u64,
 }
 
 pub struct Results {
@@ -178,6 +181,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
 
 /// Summarises a simulation at its current time (normally the end of the run).
 pub fn collect(sim: &mut Simulation) -> Results {
+    sim.settle();
     let now = sim.now;
     let rows: Vec<FlowRow> = (0..sim.flows.len()).map(|i| flow_row(sim, i)).collect();
     let mut flows = Table::default();
@@ -287,6 +291,7 @@ pub fn collect(sim: &mut Simulation) -> Results {
         packets_consumed: sim.counters.consumed,
         packets_dropped: sim.counters.dropped,
         packets_in_network: sim.packets_in_network(),
+        packets_peak: sim.packets_peak() as u64,
     };
     let series = sim.take_recorder().into_series();
     Results {

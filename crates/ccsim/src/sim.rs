@@ -8,9 +8,9 @@
 
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
-use crate::net::link::{LinkDir, Offer};
+use crate::net::link::{LinkDir, QueueWatch, Transit};
 use crate::net::routing::Routes;
-use crate::packet::{Kind, PacketArena, PktId};
+use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::SimTime;
@@ -68,8 +68,16 @@ pub struct Simulation {
     pub flow_owd: Vec<(f64, f64, u64)>,
     /// Delivered bytes per flow at the last throughput bin.
     bin_mark: Vec<u64>,
-    out: Vec<PktId>,
+    out: Vec<Packet>,
     drops: Vec<PktId>,
+    /// Queue series are recorded on change: links report every change as it happens.
+    watch_queues: bool,
+}
+
+/// Where link direction `l` reports queue changes, if queue series are recorded on change
+/// (`on`); a free function so that it borrows only the recorder.
+fn watch(on: bool, rec: &mut Recorder, l: u32) -> Option<QueueWatch<'_>> {
+    on.then_some(QueueWatch { rec, id: l })
 }
 
 impl Simulation {
@@ -105,7 +113,23 @@ impl Simulation {
             bin_mark: vec![0; n],
             out: Vec::new(),
             drops: Vec::new(),
+            watch_queues: false,
         };
+        sim.watch_queues = sim.rec.interval.is_none()
+            && [
+                SeriesName::Queue,
+                SeriesName::QueueBytes,
+                SeriesName::AvgQueue,
+                SeriesName::Sojourn,
+            ]
+            .iter()
+            .any(|s| sim.rec.wants(*s));
+        // Queue changes recorded as they happen need the general path's dequeue steps.
+        if !sim.watch_queues {
+            for l in &mut sim.links {
+                l.use_express();
+            }
+        }
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -145,9 +169,19 @@ impl Simulation {
         self.events.processed()
     }
 
+    /// Events scheduled and not yet run (stale timer events included).
+    pub fn events_pending(&self) -> usize {
+        self.events.len()
+    }
+
     /// Packets in queues, on transmitters and propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.packets_held()).sum()
+    }
+
+    /// The most packets ever in the network at once.
+    pub fn packets_peak(&self) -> usize {
+        self.arena.peak()
     }
 
     /// Packets allocated in the arena (must equal `packets_in_network`).
@@ -157,29 +191,22 @@ impl Simulation {
 
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::TxDone(l) => {
-                let now = self.now;
-                let (arrive, next) =
-                    self.links[l as usize].tx_done(&mut self.arena, now, &mut self.drops);
-                if let Some(t) = arrive {
-                    self.events.schedule(t, Event::Arrive(l));
-                }
-                if let Some(t) = next {
-                    self.events.schedule(t, Event::TxDone(l));
-                }
-                self.queue_changed(l);
-                self.free_drops();
-            }
             Event::Arrive(l) => {
-                let (p, next) = self.links[l as usize].arrive();
+                let now = self.now;
+                let watch = watch(self.watch_queues, &mut self.rec, l);
+                let (p, next) =
+                    self.links[l as usize].arrive(&mut self.arena, now, &mut self.drops, watch);
                 if let Some(t) = next {
                     self.events.schedule(t, Event::Arrive(l));
                 }
-                let node = self.links[l as usize].to;
-                if self.arena.get(p).dst == node {
-                    self.deliver(p);
-                } else {
-                    self.forward(node, p);
+                self.free_drops();
+                if let Some(t) = p {
+                    let node = self.links[l as usize].to;
+                    if t.dst == node {
+                        self.deliver(t.pkt);
+                    } else {
+                        self.forward(node, t);
+                    }
                 }
             }
             Event::Rto(i) => self.on_rto(i as usize),
@@ -197,37 +224,37 @@ impl Simulation {
     }
 
     /// Offers a packet to the link towards its destination.
-    fn forward(&mut self, node: u32, p: PktId) {
-        let dst = self.arena.get(p).dst;
-        let l = self.routes.next_hop(node, dst);
+    fn forward(&mut self, node: u32, t: Transit) {
+        let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
         let now = self.now;
-        match self.links[l as usize].offer(p, &mut self.arena, now, &mut self.drops) {
-            Offer::Queued {
-                tx_done_at: Some(t),
-            } => self.events.schedule(t, Event::TxDone(l)),
-            Offer::Queued { tx_done_at: None } | Offer::Dropped => {}
+        let watch = watch(self.watch_queues, &mut self.rec, l);
+        let link = &mut self.links[l as usize];
+        if let Some(at) = link.offer(t, &mut self.arena, now, &mut self.drops, watch) {
+            self.events.schedule(at, Event::Arrive(l));
         }
-        self.queue_changed(l);
         self.free_drops();
     }
 
-    fn queue_changed(&mut self, l: u32) {
-        if self.rec.interval.is_none() {
-            let link = &self.links[l as usize];
-            let (p, b) = (link.len_packets() as f64, link.len_bytes() as f64);
-            self.rec.changed(SeriesName::Queue, l, self.now, p);
-            self.rec.changed(SeriesName::QueueBytes, l, self.now, b);
-            if let Some(avg) = link.avg_queue() {
-                self.rec.changed(SeriesName::AvgQueue, l, self.now, avg);
-            }
-            let sojourn = link.last_sojourn.as_secs_f64();
-            self.rec.changed(SeriesName::Sojourn, l, self.now, sojourn);
+    /// Brings every link direction up to `now` (before reading queue state).
+    pub(crate) fn settle(&mut self) {
+        let now = self.now;
+        for l in 0..self.links.len() {
+            let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);
+            self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
+        }
+        self.free_drops();
+    }
+
+    #[inline]
+    fn free_drops(&mut self) {
+        if !self.drops.is_empty() {
+            self.free_drops_slow();
         }
     }
 
-    fn free_drops(&mut self) {
+    fn free_drops_slow(&mut self) {
         for p in self.drops.drain(..) {
             let pkt = self.arena.get(p);
             if pkt.kind != Kind::TcpAck {
@@ -243,7 +270,9 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.counters.injected += 1;
-            self.forward(node, p);
+            let (size, dst) = (p.size, p.dst);
+            let pkt = self.arena.alloc(p);
+            self.forward(node, Transit { pkt, size, dst });
         }
         self.out = out;
     }
@@ -252,7 +281,6 @@ impl Simulation {
     fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
         let mut io = Io {
             now: self.now,
-            arena: &mut self.arena,
             out: &mut self.out,
             rec: &mut self.rec,
         };
@@ -261,21 +289,27 @@ impl Simulation {
 
     fn deliver(&mut self, p: PktId) {
         self.counters.consumed += 1;
-        let pkt = self.arena.get(p).clone();
-        self.arena.free(p);
-        let i = pkt.flow as usize;
-        if pkt.kind != Kind::TcpAck {
+        // The endpoint reads the packet where it lies (borrowing the arena, not copying it);
+        // what it sends goes to `out`, moved into the arena once it is done.
+        let pkt = self.arena.get(p);
+        let (i, kind, node) = (pkt.flow as usize, pkt.kind, pkt.dst);
+        if kind != Kind::TcpAck {
             let d = (self.now - pkt.created).as_secs_f64();
             let o = &mut self.flow_owd[i];
             *o = (o.0 + d, o.1.max(d), o.2 + 1);
         }
-        let node = pkt.dst;
-        self.with_flow(i, |slot, io| match (slot, pkt.kind) {
-            (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(&pkt, io),
-            (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(&pkt, io),
+        let mut io = Io {
+            now: self.now,
+            out: &mut self.out,
+            rec: &mut self.rec,
+        };
+        match (&mut self.flows[i], kind) {
+            (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(pkt, &mut io),
+            (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(pkt, &mut io),
             (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload),
             _ => unreachable!("packet kind does not match its flow"),
-        });
+        }
+        self.arena.free(p);
         self.flush(node);
         self.arm_timers(i);
     }
@@ -347,6 +381,7 @@ impl Simulation {
 
     /// Periodic samples of the windows, RTT estimates and queue lengths.
     fn sample(&mut self) {
+        self.settle();
         let now = self.now;
         for (i, f) in self.flows.iter().enumerate() {
             if let FlowSlot::Tcp(c) = f {
@@ -375,7 +410,7 @@ impl Simulation {
             if let Some(avg) = link.avg_queue() {
                 self.rec.record(SeriesName::AvgQueue, l as u32, now, avg);
             }
-            let sojourn = link.last_sojourn.as_secs_f64();
+            let sojourn = link.last_sojourn().as_secs_f64();
             self.rec.record(SeriesName::Sojourn, l as u32, now, sojourn);
         }
         if let Some(iv) = self.rec.interval {

@@ -228,3 +228,28 @@ fn no_rtt_sample_spans_a_timeout_without_timestamps() {
     let max = r.flows.f64s("rtt_max_s")[0];
     assert!(max < 0.2, "largest RTT sample {max} s");
 }
+
+/// Heavy random loss and a deep buffer give many SACK recoveries with several holes, ACK
+/// losses and timeouts; in a test build every scan checks the kept SACK counts against a full
+/// scan of the scoreboard (`tcp/sack.rs`), so this run exercises them on every ACK.
+#[test]
+fn sack_counts_survive_heavy_loss_with_ack_loss_and_timeouts() {
+    let loss =
+        r#","loss":{"kind":"bernoulli","p":0.03},"loss_reverse":{"kind":"bernoulli","p":0.05}"#;
+    let r = run(&one_flow(
+        "20Mbps",
+        20.0,
+        300,
+        30.0,
+        r#""recovery":"sack""#,
+        loss,
+        "",
+    ));
+    assert!(r.flows.u64s("fast_retransmits")[0] > 50);
+    assert!(r.flows.u64s("timeouts")[0] > 0);
+    let m = &r.meta;
+    assert_eq!(
+        m.packets_injected,
+        m.packets_consumed + m.packets_dropped + m.packets_in_network
+    );
+}

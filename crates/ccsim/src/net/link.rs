@@ -2,17 +2,22 @@
 //! one packet at a time at the link rate, a loss model applied as packets leave the
 //! transmitter, and a propagation delay line.
 //!
-//! As in htsim, a link direction has at most one pending transmit-complete event and one
-//! pending arrival event: the delay line is a FIFO (constant delay keeps it ordered) and only
-//! its head is scheduled.
+//! Transmit completions need no events: the link replays those due by `now` whenever it is
+//! touched (`advance(now)`). The only event a direction needs is the arrival of its next
+//! packet at the far node: one pending event per direction, for the earliest packet that can
+//! arrive. Two paths implement this: the general one for any queue discipline
+//! (`general.rs`), and the express one for DropTail (`fifo.rs`), which knows each packet's
+//! timetable on arrival and never dequeues. Without per-packet transmit events a hop costs one
+//! event instead of two (docs/performance.md).
 
-use std::collections::VecDeque;
-
+use super::fifo::FifoLine;
+use super::general::General;
 use super::loss::LossModel;
-use crate::packet::{Ecn, PacketArena, PktId};
-use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::packet::{PacketArena, PktId};
+use crate::queue::{DropTail, Queue, QueueDiscipline};
 use crate::rng::Rng;
 use crate::time::{Rate, SimTime};
+use crate::trace::Recorder;
 
 /// Counters of one link direction.
 #[derive(Clone, Debug, Default)]
@@ -34,36 +39,83 @@ pub struct LinkStats {
     pub max_len_pkts: u32,
     pub max_len_bytes: u64,
     /// ∫ queue length dt, packet·ns and byte·ns.
-    len_integral_pkts: u128,
-    len_integral_bytes: u128,
-    last_change: SimTime,
+    pub(super) len_integral_pkts: u128,
+    pub(super) len_integral_bytes: u128,
 }
 
-/// What the simulation must do after a packet was offered to the link.
-pub enum Offer {
-    /// Dropped (the packet is already freed).
-    Dropped,
-    /// Queued behind others (or started on an idle transmitter).
-    Queued { tx_done_at: Option<SimTime> },
+/// Where the link reports queue changes as they happen (the on-change queue series).
+pub struct QueueWatch<'a> {
+    pub rec: &'a mut Recorder,
+    pub id: u32,
+}
+
+/// A packet between links, with the two header fields forwarding needs. Routers pass these
+/// along instead of reading the packet: by the time a packet reaches the next hop its memory
+/// has usually left the cache, and with many packets in flight that miss was the largest single
+/// cost of a hop (docs/performance.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transit {
+    pub pkt: PktId,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Destination node.
+    pub dst: u32,
+}
+
+impl Transit {
+    /// Reads the fields from the packet itself.
+    pub fn of(pkt: PktId, arena: &PacketArena) -> Transit {
+        let p = arena.get(pkt);
+        Transit {
+            pkt,
+            size: p.size,
+            dst: p.dst,
+        }
+    }
+}
+
+/// What both paths share and update: the direction's counters, loss model, timing, and its
+/// one pending arrival event.
+pub struct Wire<'a> {
+    pub stats: &'a mut LinkStats,
+    pub loss: &'a mut LossModel,
+    pub rng: &'a mut Rng,
+    pub delay: SimTime,
+    rate: Rate,
+    tx_time_cache: &'a mut (u32, SimTime),
+    /// Time of the pending arrival event, if one is scheduled.
+    pub arrival_event: &'a mut Option<SimTime>,
+}
+
+impl Wire<'_> {
+    /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.tx_time_cache.0 != size {
+            *self.tx_time_cache = (size, self.rate.tx_time(size));
+        }
+        self.tx_time_cache.1
+    }
+}
+
+enum Path {
+    /// Boxed: only directions with an AQM (or traced queue changes) use it, and it is large.
+    General(Box<General>),
+    Express(FifoLine),
 }
 
 pub struct LinkDir {
-    pub link: String,
     pub from: u32,
     pub to: u32,
     pub rate: Rate,
     pub delay: SimTime,
-    queue: Queue,
+    arrival_event: Option<SimTime>,
+    tx_time_cache: (u32, SimTime),
+    path: Path,
     loss: LossModel,
     rng: Rng,
-    aqm_rng: Rng,
-    tx: Option<(PktId, SimTime)>,
-    pipe: VecDeque<(SimTime, PktId)>,
     pub stats: LinkStats,
-    dropped_scratch: Vec<(PktId, Reason)>,
-    marked_scratch: Vec<Reason>,
-    /// Time the most recently dequeued packet waited in the queue.
-    pub last_sojourn: SimTime,
+    pub link: String,
 }
 
 impl LinkDir {
@@ -79,202 +131,318 @@ impl LinkDir {
         seed: u64,
         label: &str,
     ) -> LinkDir {
+        let aqm_rng = Rng::derive(seed, &format!("queue:{label}"));
         LinkDir {
-            link,
             from,
             to,
             rate,
             delay,
-            queue,
+            arrival_event: None,
+            tx_time_cache: (0, SimTime::ZERO),
+            path: Path::General(Box::new(General::new(queue, aqm_rng))),
             loss,
             rng: Rng::derive(seed, &format!("loss:{label}")),
-            aqm_rng: Rng::derive(seed, &format!("queue:{label}")),
-            tx: None,
-            pipe: VecDeque::new(),
             stats: LinkStats::default(),
-            dropped_scratch: Vec::new(),
-            marked_scratch: Vec::new(),
-            last_sojourn: SimTime::ZERO,
+            link,
         }
     }
 
-    fn account(&mut self, now: SimTime) {
-        let dt = (now - self.stats.last_change).as_nanos() as u128;
-        self.stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
-        self.stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
-        self.stats.last_change = now;
-    }
-
-    pub fn len_packets(&self) -> u32 {
-        self.queue.len_packets()
-    }
-    pub fn len_bytes(&self) -> u64 {
-        self.queue.len_bytes()
-    }
-    /// The discipline's average queue in packets, if it keeps one (RED).
-    pub fn avg_queue(&self) -> Option<f64> {
-        self.queue.avg_queue()
-    }
-    /// Packets held by this direction: queued, on the transmitter and propagating.
-    pub fn packets_held(&self) -> u64 {
-        self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
-    }
-
-    /// Offers a packet to the queue. Dropped packets are freed and reported in `drops`.
-    pub fn offer(
-        &mut self,
-        pkt: PktId,
-        arena: &mut PacketArena,
-        now: SimTime,
-        drops: &mut Vec<PktId>,
-    ) -> Offer {
-        self.account(now);
-        self.stats.arrivals += 1;
-        arena.get_mut(pkt).enqueued = now;
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let verdict = self.queue.enqueue(pkt, &mut ctx);
-        // Packets the discipline pushed out to make room (FQ-CoDel).
-        self.collect(drops);
-        match verdict {
-            Verdict::Dropped(r) => {
-                self.count_drop(r);
-                drops.push(pkt);
-                return Offer::Dropped;
-            }
-            Verdict::Marked(r) => {
-                debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
-                self.count_mark(r);
-                arena.get_mut(pkt).ecn = Ecn::Ce;
-            }
-            Verdict::Enqueued => {}
-        }
-        self.stats.max_len_pkts = self.stats.max_len_pkts.max(self.queue.len_packets());
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.queue.len_bytes());
-        let tx_done_at = if self.tx.is_none() {
-            self.start_next(arena, now, drops)
-        } else {
-            None
-        };
-        Offer::Queued { tx_done_at }
-    }
-
-    fn count_drop(&mut self, r: Reason) {
-        let s = &mut self.stats;
-        match r {
-            Reason::Overflow => s.drops_overflow += 1,
-            Reason::Early => s.drops_early += 1,
-            Reason::Forced => s.drops_forced += 1,
-        }
-        s.drops_aqm = s.drops_early + s.drops_forced;
-    }
-
-    fn count_mark(&mut self, r: Reason) {
-        let s = &mut self.stats;
-        match r {
-            Reason::Forced => s.marks_forced += 1,
-            Reason::Early | Reason::Overflow => s.marks_early += 1,
-        }
-        s.marks = s.marks_early + s.marks_forced;
-    }
-
-    /// Counts and hands over what the discipline dropped or marked besides its verdict.
-    fn collect(&mut self, drops: &mut Vec<PktId>) {
-        // Indexed loops keep the scratch buffers' allocations for the next packet.
-        for i in 0..self.dropped_scratch.len() {
-            let (p, r) = self.dropped_scratch[i];
-            self.count_drop(r);
-            drops.push(p);
-        }
-        self.dropped_scratch.clear();
-        for i in 0..self.marked_scratch.len() {
-            self.count_mark(self.marked_scratch[i]);
-        }
-        self.marked_scratch.clear();
-    }
-
-    /// Starts serialising the next packet, if any; returns when it will be done.
-    fn start_next(
-        &mut self,
-        arena: &mut PacketArena,
-        now: SimTime,
-        drops: &mut Vec<PktId>,
-    ) -> Option<SimTime> {
-        self.account(now);
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let next = self.queue.dequeue(&mut ctx);
-        self.collect(drops);
-        let p = next?;
-        let size = arena.get(p).size;
-        self.last_sojourn = now - arena.get(p).enqueued;
-        let done = now + self.rate.tx_time(size);
-        self.tx = Some((p, now));
-        Some(done)
-    }
-
-    /// The transmitter finished its packet. Returns the arrival time to schedule if the delay
-    /// line was empty, and when the next transmission (if any) completes.
-    pub fn tx_done(
-        &mut self,
-        arena: &mut PacketArena,
-        now: SimTime,
-        drops: &mut Vec<PktId>,
-    ) -> (Option<SimTime>, Option<SimTime>) {
-        let (p, started) = self
-            .tx
-            .take()
-            .expect("tx_done without a packet on the transmitter");
-        let size = arena.get(p).size;
-        self.stats.busy += now - started;
-        self.stats.departures += 1;
-        self.stats.bytes_departed += size as u64;
-        let mut arrive = None;
-        if self.loss.lose(now, &mut self.rng) {
-            self.stats.drops_loss += 1;
-            drops.push(p);
-        } else {
-            let at = now + self.delay;
-            if self.pipe.is_empty() {
-                arrive = Some(at);
-            }
-            self.pipe.push_back((at, p));
-        }
-        let next = self.start_next(arena, now, drops);
-        (arrive, next)
-    }
-
-    /// The head of the delay line arrives; returns it and the next arrival time to schedule.
-    pub fn arrive(&mut self) -> (PktId, Option<SimTime>) {
-        let (_, p) = self
-            .pipe
-            .pop_front()
-            .expect("arrival with an empty delay line");
-        (p, self.pipe.front().map(|&(t, _)| t))
-    }
-
-    /// Time-averaged queue length (packets, bytes) over `[0, now]`.
-    pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
-        self.account(now);
-        let t = now.as_nanos().max(1) as f64;
+    /// The path and what it shares with the direction, borrowed apart.
+    #[inline]
+    fn split(&mut self) -> (&mut Path, Wire<'_>) {
         (
-            self.stats.len_integral_pkts as f64 / t,
-            self.stats.len_integral_bytes as f64 / t,
+            &mut self.path,
+            Wire {
+                stats: &mut self.stats,
+                loss: &mut self.loss,
+                rng: &mut self.rng,
+                delay: self.delay,
+                rate: self.rate,
+                tx_time_cache: &mut self.tx_time_cache,
+                arrival_event: &mut self.arrival_event,
+            },
         )
     }
 
-    /// Busy time including the packet on the transmitter now.
+    /// Switches a DropTail direction to the express path; call before any packet is offered.
+    /// Other disciplines keep the general path.
+    pub fn use_express(&mut self) {
+        debug_assert_eq!(
+            self.packets_held(),
+            0,
+            "switching paths with packets on the link"
+        );
+        if let Path::General(g) = &self.path {
+            if let Queue::DropTail(q) = &g.queue {
+                self.path = Path::Express(FifoLine::new(q));
+            }
+        }
+    }
+
+    /// Switches an express direction back to the general path (for tests comparing the two).
+    pub fn use_general(&mut self) {
+        debug_assert_eq!(
+            self.packets_held(),
+            0,
+            "switching paths with packets on the link"
+        );
+        if let Path::Express(f) = &self.path {
+            let (packets, bytes) = f.limits();
+            let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
+            // DropTail draws no random numbers: any stream does.
+            let rng = Rng::derive(0, "droptail");
+            self.path = Path::General(Box::new(General::new(q, rng)));
+        }
+    }
+
+    pub fn len_packets(&self) -> u32 {
+        match &self.path {
+            Path::Express(f) => f.len_packets(),
+            Path::General(g) => g.queue.len_packets(),
+        }
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        match &self.path {
+            Path::Express(f) => f.len_bytes(),
+            Path::General(g) => g.queue.len_bytes(),
+        }
+    }
+
+    /// The discipline's average queue in packets, if it keeps one (RED).
+    pub fn avg_queue(&self) -> Option<f64> {
+        match &self.path {
+            Path::Express(_) => None,
+            Path::General(g) => g.queue.avg_queue(),
+        }
+    }
+
+    /// Packets held by this direction: queued, on the transmitter and propagating.
+    pub fn packets_held(&self) -> u64 {
+        match &self.path {
+            Path::Express(f) => f.packets_held(),
+            Path::General(g) => g.packets_held(),
+        }
+    }
+
+    /// Offers a packet to the queue at `now`. Dropped packets (this one or others the
+    /// discipline pushed out) are reported in `drops` for the caller to free. Returns the time
+    /// of an arrival event to schedule, if the link had none pending.
+    #[inline]
+    pub fn offer(
+        &mut self,
+        t: Transit,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        watch: Option<QueueWatch>,
+    ) -> Option<SimTime> {
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => offer_express(f, t, now, drops, &mut w),
+            Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
+        }
+    }
+
+    /// Replays every transmit completion due by `now`; queue changes go to `watch` at the
+    /// times they happen (general path).
+    pub fn advance(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        watch: Option<&mut QueueWatch>,
+    ) {
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => f.advance(now, w.stats, w.loss, w.rng, drops),
+            Path::General(g) => g.advance(arena, now, drops, &mut w, watch),
+        }
+    }
+
+    /// The pending arrival event fired: returns the packet that reached the far node (none if
+    /// the one expected was lost on the wire) and the time of the next arrival event to
+    /// schedule, if any.
+    #[inline]
+    pub fn arrive(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        watch: Option<QueueWatch>,
+    ) -> (Option<Transit>, Option<SimTime>) {
+        self.arrival_event = None;
+        let (path, mut w) = self.split();
+        match path {
+            Path::Express(f) => {
+                f.advance(now, w.stats, w.loss, w.rng, drops);
+                let p = f.arrive(now, w.delay);
+                *w.arrival_event = f.next_arrival(w.delay);
+                (p, *w.arrival_event)
+            }
+            Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
+        }
+    }
+
+    /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
+    pub fn averages(&mut self, now: SimTime) -> (f64, f64) {
+        let (p, b) = match &mut self.path {
+            Path::Express(f) => f.waiting_integrals(now),
+            Path::General(g) => {
+                g.account(now, &mut self.stats);
+                (0, 0)
+            }
+        };
+        let t = now.as_nanos().max(1) as f64;
+        (
+            (self.stats.len_integral_pkts + p) as f64 / t,
+            (self.stats.len_integral_bytes + b) as f64 / t,
+        )
+    }
+
+    /// Busy time including the packet on the transmitter now; call after `advance(now)`.
     pub fn busy_until(&self, now: SimTime) -> SimTime {
-        self.stats.busy + self.tx.map(|(_, s)| now - s).unwrap_or(SimTime::ZERO)
+        let start = match &self.path {
+            Path::Express(f) => f.on_wire_since(now),
+            Path::General(g) => g.on_wire_since(),
+        };
+        self.stats.busy + start.map_or(SimTime::ZERO, |s| now - s)
+    }
+
+    /// Time the most recently dequeued packet waited in the queue.
+    pub fn last_sojourn(&self) -> SimTime {
+        match &self.path {
+            Path::Express(f) => f.last_sojourn,
+            Path::General(g) => g.last_sojourn,
+        }
+    }
+}
+
+/// `offer` on the express path.
+#[inline]
+fn offer_express(
+    f: &mut FifoLine,
+    t: Transit,
+    now: SimTime,
+    drops: &mut Vec<PktId>,
+    w: &mut Wire,
+) -> Option<SimTime> {
+    let tx = w.tx_time(t.size);
+    f.advance(now, w.stats, w.loss, w.rng, drops);
+    w.stats.arrivals += 1;
+    if !f.offer(t, tx, now) {
+        w.stats.drops_overflow += 1;
+        drops.push(t.pkt);
+        return None;
+    }
+    // As on the general path, the queue length seen includes the arriving packet, even when
+    // it starts at once.
+    w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets());
+    w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes());
+    f.start_if_idle(now);
+    if w.arrival_event.is_some() {
+        return None;
+    }
+    *w.arrival_event = f.next_arrival(w.delay);
+    *w.arrival_event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Kind, Packet};
+    use crate::queue::DropTail;
+
+    /// 1 Mb/s and 1000-byte packets: 8 ms on the wire; 10 ms of propagation.
+    fn link(loss: LossModel) -> LinkDir {
+        let q = Queue::DropTail(DropTail::packets(10));
+        let (rate, delay) = (Rate(1_000_000), SimTime::from_millis(10));
+        LinkDir::new("l".into(), 0, 1, rate, delay, q, loss, 1, "l")
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    fn tr(p: PktId, arena: &PacketArena) -> Transit {
+        Transit::of(p, arena)
+    }
+
+    #[test]
+    fn lazy_transmitter_delivers_back_to_back_packets_one_event_each() {
+        let mut l = link(LossModel::None);
+        let mut arena = PacketArena::default();
+        let mut drops = vec![];
+        let p: Vec<PktId> = (0..3)
+            .map(|i| arena.alloc(Packet::new(i, Kind::Udp, 0, 1, 1000, ms(0))))
+            .collect();
+        // The first offer arms the link's one arrival event; the others find it pending.
+        assert_eq!(
+            l.offer(tr(p[0], &arena), &mut arena, ms(0), &mut drops, None),
+            Some(ms(18))
+        );
+        assert_eq!(
+            l.offer(tr(p[1], &arena), &mut arena, ms(0), &mut drops, None),
+            None
+        );
+        assert_eq!(
+            l.offer(tr(p[2], &arena), &mut arena, ms(0), &mut drops, None),
+            None
+        );
+        assert_eq!(l.len_packets(), 2);
+        // Each packet reaches the far node one serialisation (8 ms) after the one before.
+        assert_eq!(
+            l.arrive(&mut arena, ms(18), &mut drops, None),
+            (Some(tr(p[0], &arena)), Some(ms(26)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(26), &mut drops, None),
+            (Some(tr(p[1], &arena)), Some(ms(34)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(34), &mut drops, None),
+            (Some(tr(p[2], &arena)), None)
+        );
+        // Queue: 2 waiting over [0, 8 ms), 1 over [8, 16 ms): 24 packet·ms over 34 ms.
+        let (avg, _) = l.averages(ms(34));
+        assert!((avg - 24.0 / 34.0).abs() < 1e-12, "{avg}");
+        assert_eq!(l.stats.departures, 3);
+        assert_eq!(l.busy_until(ms(34)), ms(24));
+        assert!(drops.is_empty());
+    }
+
+    #[test]
+    fn a_packet_lost_on_the_wire_leaves_its_arrival_event_empty() {
+        // The first packet is lost as it leaves the transmitter at 8 ms; the second is not.
+        let loss = LossModel::List {
+            packets: vec![0],
+            next: 0,
+            seen: 0,
+        };
+        let mut l = link(loss);
+        let mut arena = PacketArena::default();
+        let mut drops = vec![];
+        let a = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(0)));
+        assert_eq!(
+            l.offer(tr(a, &arena), &mut arena, ms(0), &mut drops, None),
+            Some(ms(18))
+        );
+        // At 12 ms the link learns of the loss; the event armed for 18 ms stays pending.
+        let b = arena.alloc(Packet::new(0, Kind::Udp, 0, 1, 1000, ms(12)));
+        assert_eq!(
+            l.offer(tr(b, &arena), &mut arena, ms(12), &mut drops, None),
+            None
+        );
+        assert_eq!((drops.clone(), l.stats.drops_loss), (vec![a], 1));
+        // Nothing arrives at 18 ms; the next event is b's: sent 12–20 ms, arriving at 30 ms.
+        assert_eq!(
+            l.arrive(&mut arena, ms(18), &mut drops, None),
+            (None, Some(ms(30)))
+        );
+        assert_eq!(
+            l.arrive(&mut arena, ms(30), &mut drops, None),
+            (Some(tr(b, &arena)), None)
+        );
+        assert_eq!(l.packets_held(), 0);
     }
 }

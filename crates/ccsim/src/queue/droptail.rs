@@ -31,14 +31,36 @@ impl DropTail {
             limit_bytes: limit,
         }
     }
+
+    /// Bounded in packets and in bytes at once (`u32::MAX` / `u64::MAX` for no bound).
+    pub fn with_limits(packets: u32, bytes: u64) -> Self {
+        DropTail {
+            fifo: VecDeque::new(),
+            bytes: 0,
+            limit_packets: packets,
+            limit_bytes: bytes,
+        }
+    }
+
+    /// Whether a packet of `size` bytes fits behind `len` packets of `bytes` bytes.
+    #[inline]
+    pub fn admits(&self, len: u32, bytes: u64, size: u32) -> bool {
+        len < self.limit_packets && bytes + size as u64 <= self.limit_bytes
+    }
+
+    /// The limits: packets and bytes waiting (`u32::MAX` / `u64::MAX` where unlimited).
+    pub fn limits(&self) -> (u32, u64) {
+        (self.limit_packets, self.limit_bytes)
+    }
 }
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        let size = ctx.arena.get(pkt).size as u64;
-        if self.fifo.len() as u32 >= self.limit_packets || self.bytes + size > self.limit_bytes {
+        let size = ctx.arena.get(pkt).size;
+        if !self.admits(self.fifo.len() as u32, self.bytes, size) {
             return Verdict::Dropped(Reason::Overflow);
         }
+        let size = size as u64;
         self.bytes += size;
         self.fifo.push_back(pkt);
         Verdict::Enqueued

@@ -168,7 +168,7 @@ impl EcnEcho {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Kind, PacketArena, PktId};
+    use crate::packet::Kind;
     use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
     use crate::tcp::slow_start::SlowStart;
@@ -223,8 +223,7 @@ mod tests {
 
     struct Rig {
         s: Sender,
-        arena: PacketArena,
-        out: Vec<PktId>,
+        out: Vec<Packet>,
         rec: Recorder,
     }
 
@@ -237,7 +236,6 @@ mod tests {
             p.initial_window = 20;
             let mut r = Rig {
                 s: Sender::new(0, 0, 1, p, Cc::Reno(Reno), SlowStart::Standard, None),
-                arena: PacketArena::default(),
                 out: vec![],
                 rec: Recorder::default(),
             };
@@ -247,7 +245,6 @@ mod tests {
         fn with_io<T>(&mut self, f: impl FnOnce(&mut Sender, &mut Io) -> T) -> T {
             let mut io = Io {
                 now: SimTime::from_millis(1),
-                arena: &mut self.arena,
                 out: &mut self.out,
                 rec: &mut self.rec,
             };
@@ -260,10 +257,7 @@ mod tests {
             a.tcp.flags = flags::ACK | if ece { flags::ECE } else { 0 };
             self.out.clear();
             self.with_io(|s, io| s.on_ack(&a, io));
-            self.out
-                .iter()
-                .map(|id| self.arena.get(*id).clone())
-                .collect()
+            self.out.clone()
         }
     }
 
@@ -271,7 +265,7 @@ mod tests {
     fn sender_halves_once_per_window_and_sets_cwr_on_new_data() {
         let mut r = Rig::new();
         assert!(r.s.ecn.on);
-        let sent: Vec<Packet> = r.out.iter().map(|id| r.arena.get(*id).clone()).collect();
+        let sent: Vec<Packet> = r.out.clone();
         assert_eq!(sent.len(), 20);
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
         // ACK of segment 0 with ECE: cwnd 20 → ssthresh = cwnd = max(20/2, 2) = 10 (Reno;

@@ -20,7 +20,7 @@ pub use receiver::{Receiver, ReceiverConfig};
 pub use rtt::RttEstimator;
 pub use sender::Sender;
 
-use crate::packet::{Packet, PacketArena, PktId};
+use crate::packet::Packet;
 use crate::time::SimTime;
 use crate::trace::Recorder;
 
@@ -28,14 +28,14 @@ use crate::trace::Recorder;
 /// packets it sends (the simulation forwards them from the endpoint's node), and the recorder.
 pub struct Io<'a> {
     pub now: SimTime,
-    pub arena: &'a mut PacketArena,
-    pub out: &'a mut Vec<PktId>,
+    /// Packets sent, in order; the simulation moves them into its arena afterwards, so that an
+    /// endpoint can read the packet it was handed in place, with no copy, while it sends.
+    pub out: &'a mut Vec<Packet>,
     pub rec: &'a mut Recorder,
 }
 
 impl Io<'_> {
     pub fn send(&mut self, p: Packet) {
-        let id = self.arena.alloc(p);
-        self.out.push(id);
+        self.out.push(p);
     }
 }

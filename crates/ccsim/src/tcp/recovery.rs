@@ -73,10 +73,10 @@ impl Sender {
                 self.set_ca_state(CaState::Recovery);
                 self.st.cwnd = self.st.ssthresh;
                 self.rescue_rxt = None;
-                self.high_rxt = una;
+                self.set_high_rxt(una);
                 if !self.segs[0].sacked {
                     self.transmit(una, io);
-                    self.high_rxt = una + 1;
+                    self.set_high_rxt(una + 1);
                 }
             }
         }

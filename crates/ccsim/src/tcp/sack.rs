@@ -2,11 +2,82 @@
 //!
 //! Segments are whole MSS units, so RFC 6675's octet rules become segment rules: IsLost(s)
 //! holds when at least DupThresh SACKed segments lie above s (both of the RFC's conditions
-//! reduce to this for full-sized segments). One scan from the top of the scoreboard finds the
-//! boundary below which every un-SACKed segment is lost and computes the pipe.
+//! reduce to this for full-sized segments). The boundary below which every un-SACKed segment is
+//! lost, and the pipe, come from counts kept as segments are SACKed and acknowledged
+//! ([`Board`]), so each ACK costs O(1) for them rather than a scan of the whole window — which
+//! made a recovery O(W²) and a 10 Gb/s flow with a 40,000-segment window spend two thirds of
+//! its time there (docs/performance.md).
 
 use super::sender::Sender;
 use super::Io;
+
+/// What the scan needs, kept up to date: the SACKed segments counted, those below HighRxt, and
+/// the DupThresh highest SACKed segments (descending). Invariant: `top` holds the
+/// min(DupThresh, n_sacked) highest SACKed segments in `[una, high)`.
+/// `ranges` holds the SACKed segments as sorted, disjoint, non-adjacent `[start, end)` runs,
+/// so that a SACK block marks only the segments it newly covers and NextSeg finds the next
+/// un-SACKed segment by stepping over runs, not segments.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Board {
+    n_sacked: u64,
+    sacked_below_rxt: u64,
+    top: Vec<u64>,
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Board {
+    /// The parts of `[a, b)` not yet SACKed; merges `[a, b)` into the runs.
+    fn add(&mut self, a: u64, b: u64, new: &mut Vec<(u64, u64)>) {
+        new.clear();
+        if a >= b {
+            return;
+        }
+        // Runs touching or overlapping [a, b) are merged with it.
+        let lo = self.ranges.partition_point(|r| r.1 < a);
+        let hi = self.ranges.partition_point(|r| r.0 <= b);
+        let mut at = a;
+        for &(x, y) in &self.ranges[lo..hi] {
+            if x > at {
+                new.push((at, x.min(b)));
+            }
+            at = at.max(y);
+        }
+        if at < b {
+            new.push((at, b));
+        }
+        let start = self.ranges[lo..hi].first().map_or(a, |r| r.0.min(a));
+        let end = self.ranges[lo..hi].last().map_or(b, |r| r.1.max(b));
+        self.ranges.splice(lo..hi, [(start, end)]);
+    }
+
+    /// The first segment at or above `s` that is not SACKed.
+    pub(super) fn first_unsacked_from(&self, s: u64) -> u64 {
+        let i = self.ranges.partition_point(|r| r.1 <= s);
+        match self.ranges.get(i) {
+            Some(&(x, y)) if x <= s => y,
+            _ => s,
+        }
+    }
+
+    /// The highest segment below `top` and at or above `una` that is not SACKed.
+    pub(super) fn last_unsacked_below(&self, una: u64, top: u64) -> Option<u64> {
+        let i = self.ranges.partition_point(|r| r.0 < top);
+        let s = match i.checked_sub(1).map(|j| self.ranges[j]) {
+            Some((x, y)) if y >= top => x,
+            _ => top,
+        };
+        (s > una).then(|| s - 1)
+    }
+
+    /// SND.UNA moved to `una`: runs below it go.
+    fn acked_to(&mut self, una: u64) {
+        let drop = self.ranges.partition_point(|r| r.1 <= una);
+        self.ranges.drain(..drop);
+        if let Some(r) = self.ranges.first_mut() {
+            r.0 = r.0.max(una);
+        }
+    }
+}
 
 /// Result of one scoreboard scan.
 pub(super) struct Scan {
@@ -22,17 +93,107 @@ impl Sender {
     /// Marks the segments the SACK blocks cover.
     pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)]) {
         let mss = self.p.mss as u64;
+        let mut new = Vec::new();
         for &(a, b) in blocks {
             // Blocks are segment-aligned except at the end of a finite transfer.
             let first = a.div_ceil(mss).max(self.una);
             let last = b.div_ceil(mss).min(self.high);
-            for s in first..last {
-                self.segs[(s - self.una) as usize].sacked = true;
+            self.board.add(first, last, &mut new);
+            for &(x, y) in &new {
+                for s in x..y {
+                    debug_assert!(!self.segs[(s - self.una) as usize].sacked);
+                    self.segs[(s - self.una) as usize].sacked = true;
+                    self.board_sacked(s);
+                }
             }
         }
     }
 
+    /// Segment `s` was SACKed for the first time.
+    fn board_sacked(&mut self, s: u64) {
+        let k = self.p.dupthresh.max(1) as usize;
+        let b = &mut self.board;
+        b.n_sacked += 1;
+        if s < self.high_rxt {
+            b.sacked_below_rxt += 1;
+        }
+        if b.top.len() < k || s > *b.top.last().expect("k ≥ 1") {
+            let at = b.top.partition_point(|&t| t > s);
+            b.top.insert(at, s);
+            b.top.truncate(k);
+        }
+    }
+
+    /// The cumulative ACK is about to cover the first `acked` segments.
+    pub(super) fn board_acked(&mut self, acked: u64) {
+        for (i, m) in self.segs.iter().take(acked as usize).enumerate() {
+            if m.sacked {
+                self.board.n_sacked -= 1;
+                if self.una + (i as u64) < self.high_rxt {
+                    self.board.sacked_below_rxt -= 1;
+                }
+            }
+        }
+        let una = self.una + acked;
+        // Segments below the new SND.UNA leave `top`; any other SACKed segment is lower still,
+        // so it leaves too and `top` stays the highest ones.
+        self.board.top.retain(|&t| t >= una);
+        self.board.acked_to(una);
+    }
+
+    /// Moves HighRxt, keeping the count of SACKed segments below it.
+    pub(super) fn set_high_rxt(&mut self, v: u64) {
+        let (lo, hi) = (self.high_rxt.min(v), self.high_rxt.max(v));
+        let from = lo.max(self.una);
+        let to = hi.min(self.high);
+        let n = (from..to)
+            .filter(|&s| self.segs[(s - self.una) as usize].sacked)
+            .count() as u64;
+        if v >= self.high_rxt {
+            self.board.sacked_below_rxt += n;
+        } else {
+            self.board.sacked_below_rxt -= n;
+        }
+        self.high_rxt = v;
+    }
+
     pub(super) fn scan(&self) -> Scan {
+        let k = self.p.dupthresh.max(1) as usize;
+        let b = &self.board;
+        // IsLost: the DupThresh-th highest SACKed segment, if there are that many; exactly k
+        // SACKed segments then lie in [lost_below, high), else all of them do.
+        let (lost_below, sacked_above) = if b.top.len() == k {
+            (b.top[k - 1], k as u64)
+        } else {
+            (self.una, b.n_sacked)
+        };
+        let sacked_top = b.top.first().map_or(self.una, |&t| t + 1);
+        // SetPipe: every un-SACKed segment counts once if not lost, and once more if it was
+        // retransmitted (below HighRxt).
+        let not_lost = (self.high - lost_below) - sacked_above;
+        let rxt_top = self.high_rxt.clamp(self.una, self.high);
+        let retransmitted = (rxt_top - self.una) - b.sacked_below_rxt;
+        let scan = Scan {
+            lost_below,
+            sacked_top,
+            pipe: not_lost + retransmitted,
+        };
+        #[cfg(debug_assertions)]
+        {
+            let full = self.scan_full();
+            debug_assert_eq!(
+                (scan.lost_below, scan.sacked_top, scan.pipe),
+                (full.lost_below, full.sacked_top, full.pipe),
+                "incremental SACK counts disagree with a full scan"
+            );
+        }
+        scan
+    }
+
+    /// The scan done the slow way, over the whole window: the reference the kept counts are
+    /// checked against in debug builds (every test run).
+    #[cfg(debug_assertions)]
+    fn scan_full(&self) -> Scan {
         let dupthresh = self.p.dupthresh as u64;
         let mut count = 0;
         let mut lost_below = self.una;
@@ -87,8 +248,8 @@ impl Sender {
             if rescue {
                 // Rule (4): RescueRxt = RecoveryPoint; HighRxt is not updated.
                 self.rescue_rxt = self.recover;
-            } else if retransmission {
-                self.high_rxt = self.high_rxt.max(seg + 1);
+            } else if retransmission && seg + 1 > self.high_rxt {
+                self.set_high_rxt(seg + 1);
             }
             if seg >= self.nxt {
                 self.nxt = seg + 1;
@@ -101,26 +262,72 @@ impl Sender {
     /// NextSeg() (RFC 6675 §4): the segment to send next and whether it is the rescue.
     fn next_seg(&self, scan: &Scan) -> Option<(u64, bool)> {
         let from = self.high_rxt.max(self.una);
-        let unsacked = |s: u64| !self.segs[(s - self.una) as usize].sacked;
+        let next = self.board.first_unsacked_from(from);
         // (1) the first lost, un-SACKed segment above HighRxt and below the highest SACK.
         let top = scan.sacked_top.min(self.high);
-        if let Some(s) = (from..top.min(scan.lost_below)).find(|&s| unsacked(s)) {
-            return Some((s, false));
+        if next < top.min(scan.lost_below) {
+            return Some((next, false));
         }
         // (2) new data, if the application and the receiver window allow.
         if self.nxt == self.high && self.app_has(self.high) && self.rwnd_allows(self.high) {
             return Some((self.high, false));
         }
         // (3) an un-SACKed segment above HighRxt below the highest SACK, not yet deemed lost.
-        if let Some(s) = (from..top).find(|&s| unsacked(s)) {
-            return Some((s, false));
+        if next < top {
+            return Some((next, false));
         }
         // (4) one rescue retransmission per recovery of the highest un-SACKed segment.
         if self.rescue_rxt.is_none_or(|r| self.una > r) {
-            if let Some(s) = (self.una..self.high).rev().find(|&s| unsacked(s)) {
+            if let Some(s) = self.board.last_unsacked_below(self.una, self.high) {
                 return Some((s, true));
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_merge_and_report_only_new_segments() {
+        let mut b = Board::default();
+        let mut new = vec![];
+        b.add(10, 12, &mut new);
+        assert_eq!(new, [(10, 12)]);
+        b.add(14, 16, &mut new);
+        assert_eq!(new, [(14, 16)]);
+        // A block spanning both runs and the hole between: only 12..14 and 16..18 are new.
+        b.add(10, 18, &mut new);
+        assert_eq!(new, [(12, 14), (16, 18)]);
+        assert_eq!(b.ranges, [(10, 18)]);
+        // Adjacent runs merge; a block inside a run adds nothing.
+        b.add(18, 20, &mut new);
+        assert_eq!(b.ranges, [(10, 20)]);
+        b.add(11, 13, &mut new);
+        assert!(new.is_empty());
+        b.add(25, 26, &mut new);
+        assert_eq!(b.ranges, [(10, 20), (25, 26)]);
+    }
+
+    #[test]
+    fn next_unsacked_steps_over_runs() {
+        let mut b = Board::default();
+        let mut new = vec![];
+        b.add(10, 20, &mut new);
+        b.add(25, 30, &mut new);
+        assert_eq!(b.first_unsacked_from(5), 5);
+        assert_eq!(b.first_unsacked_from(10), 20);
+        assert_eq!(b.first_unsacked_from(27), 30);
+        // The highest un-SACKed segment below 30 (the top run ends there) is 24; below 31, 30.
+        assert_eq!(b.last_unsacked_below(0, 30), Some(24));
+        assert_eq!(b.last_unsacked_below(0, 31), Some(30));
+        assert_eq!(b.last_unsacked_below(10, 20), None);
+        // SND.UNA moving into the first run trims it.
+        b.acked_to(15);
+        assert_eq!(b.ranges, [(15, 20), (25, 30)]);
+        b.acked_to(22);
+        assert_eq!(b.ranges, [(25, 30)]);
     }
 }

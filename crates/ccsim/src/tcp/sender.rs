@@ -66,6 +66,8 @@ pub struct Sender {
     pub(super) nxt: u64,
     pub(super) high: u64,
     pub(super) segs: VecDeque<SegMeta>,
+    /// Counts the SACK scan needs, kept as segments are SACKed and acknowledged (`sack.rs`).
+    pub(super) board: super::sack::Board,
     pub(super) dupacks: u32,
     /// `high` when recovery (or the last timeout) began: no new fast retransmit until the
     /// cumulative ACK passes it (RFC 6582 §3.2 step 2; RFC 6675 §5.1).
@@ -142,6 +144,7 @@ impl Sender {
             nxt: 0,
             high: 0,
             segs: VecDeque::new(),
+            board: Default::default(),
             dupacks: 0,
             recover: None,
             partial_seen: false,
@@ -421,6 +424,7 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt_sample(r, io);
         }
+        self.board_acked(acked);
         self.segs.drain(..acked as usize);
         self.una = ack;
         self.nxt = self.nxt.max(ack);
@@ -498,6 +502,7 @@ impl Sender {
         for m in self.segs.iter_mut() {
             m.sacked = false;
         }
+        self.board = Default::default();
         self.high_rxt = self.una;
         self.nxt = self.una;
         self.rto_timer.deadline = None;
@@ -516,7 +521,7 @@ impl Sender {
     /// Records the on-change series.
     pub fn trace(&self, io: &mut Io) {
         let r = &mut *io.rec;
-        if r.interval.is_some() {
+        if !r.on_change() {
             return;
         }
         let (f, now) = (self.flow, io.now);

@@ -32,13 +32,17 @@ impl Series {
 
 const N: usize = SeriesName::ALL.len();
 
+/// A series' slot: its discriminant, which is its place in `SeriesName::ALL` (tested below).
+#[inline]
 fn index(s: SeriesName) -> usize {
-    SeriesName::ALL.iter().position(|x| *x == s).unwrap_or(0)
+    s as usize
 }
 
 #[derive(Default)]
 pub struct Recorder {
     on: [bool; N],
+    /// Some series is on and the interval is `None`.
+    on_change: bool,
     /// Sampling interval; `None` records on change.
     pub interval: Option<SimTime>,
     /// Throughput bin width.
@@ -56,6 +60,7 @@ impl Recorder {
         for s in names {
             r.on[index(*s)] = true;
         }
+        r.on_change = interval.is_none() && r.any();
         r
     }
 
@@ -66,6 +71,13 @@ impl Recorder {
 
     pub fn any(&self) -> bool {
         self.on.iter().any(|x| *x)
+    }
+
+    /// Whether any series is recorded on change (components skip their `changed` calls when
+    /// not: the per-ACK cost of tracing off is this one load).
+    #[inline]
+    pub fn on_change(&self) -> bool {
+        self.on_change
     }
 
     /// Records unconditionally (sampled series, RTT samples, throughput bins).
@@ -110,6 +122,13 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn series_slots_follow_the_order_of_all() {
+        for (i, s) in SeriesName::ALL.iter().enumerate() {
+            assert_eq!(index(*s), i, "{s:?}");
+        }
+    }
 
     #[test]
     fn on_change_dedupes_and_off_records_nothing() {

@@ -1,0 +1,65 @@
+"""Formatting of benchmark rows, and the saved runs they are compared with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+COLUMNS = (
+    f"{'id':<3}{'sim s':>7}{'delivered':>12}{'wall s':>9}{'spread':>15}{'pkt/s':>12}"
+    f"{'ev/pkt':>8}{'MiB heap':>9}{'MiB RSS':>8}{'B/flow':>8}{'B/pkt':>7}{'vs last':>9}"
+)
+
+
+def history_ref(folder: Path, mode: str) -> dict | None:
+    """The most recent saved run of ``mode`` ("quick" or "full"), or None."""
+    files = sorted(folder.glob(f"*-{mode}.json")) if folder.is_dir() else []
+    return json.loads(files[-1].read_text()) | {"file": files[-1].name} if files else None
+
+
+def rate(r: dict) -> float:
+    return r["delivered"] / r["wall_s"]
+
+
+def row_line(i: str, r: dict, ref: dict | None) -> str:
+    per_flow = r["heap_built_bytes"] / r["flows"]
+    # Growth past the built state, per packet at the network's peak: an upper bound on the
+    # per-packet cost, since windows, scoreboards and the event heap grow with it.
+    grown = max(r["heap_peak_bytes"] - r["heap_built_bytes"], 0)
+    per_pkt = grown / max(r["packets_peak"], 1)
+    last = "—"
+    if ref and i in ref["rows"]:
+        last = f"{rate(r) / rate(ref['rows'][i]['ccsim']):.2f}×"
+    spread = f"{r['wall_min_s']:.3f}–{r['wall_max_s']:.3f}"
+    return (
+        f"{i:<3}{r['sim_s']:>7.1f}{r['delivered']:>12,}{r['wall_s']:>9.3f}{spread:>15}"
+        f"{rate(r):>12,.0f}{r['events'] / max(r['delivered'], 1):>8.2f}"
+        f"{r['heap_peak_bytes'] / 2**20:>9.1f}{r['rss_peak_kib'] / 1024:>8.1f}"
+        f"{per_flow:>8,.0f}{per_pkt:>7,.0f}{last:>9}"
+    )
+
+
+def print_table(rows: dict[str, dict], ref: dict | None, header: bool) -> None:
+    if header:
+        where = f" (vs last: {ref['file']})" if ref else " (no saved run to compare with)"
+        print(f"ccsim, median wall time{where}")
+        print(COLUMNS)
+    for i, r in rows.items():
+        print(row_line(i, r["ccsim"], ref))
+
+
+def _agree(a: float, b: float) -> str:
+    if b == 0:
+        return "n/a" if a == 0 else "∞"
+    return f"{(a - b) / b:+.1%}"
+
+
+def compare_line(i: str, c: dict, n: dict) -> str:
+    """Speed ratio and how far goodput, drops and Jain's index agree, ccsim against ns-3."""
+    return (
+        f"    ns-3: {n['delivered']:,} delivered in {n['wall_s']:.2f} s = {rate(n):,.0f} pkt/s;"
+        f" ccsim is {rate(c) / rate(n):,.0f}× faster. Goodput {c['goodput_bps'] / 1e6:.2f} vs"
+        f" {n['goodput_bps'] / 1e6:.2f} Mb/s ({_agree(c['goodput_bps'], n['goodput_bps'])}),"
+        f" bottleneck drops {c['drops']:,} vs {n['drops']:,}"
+        f" ({_agree(c['drops'], n['drops'])}), Jain {c['jain']:.3f} vs {n['jain']:.3f}"
+    )

@@ -1,0 +1,78 @@
+"""How the cost of a run grows: with packets delivered, with flow count, and with link rate.
+
+    python bench/scaling.py [--repeat 3]
+
+Three sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
+bottleneck, flows starting within the first second), each point run in this process with the
+tracing off; the table gives wall nanoseconds per delivered data packet (median of
+``--repeat``) and events per packet. Linear growth in packets means a constant ns/packet down
+the first sweep; flat in flows and rate means the same down the other two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scenarios import SCENARIOS, Bench, ccsim_scenario  # noqa: E402
+
+H = SCENARIOS["H"]
+RATES = [
+    ("10Mbps", 10e6, 30.0),
+    ("100Mbps", 100e6, 10.0),
+    ("1Gbps", 1e9, 3.0),
+    ("10Gbps", 10e9, 2.0),
+]
+
+
+def sweeps() -> list[tuple[str, str, Bench]]:
+    out = []
+    for d in (1.5, 3.0, 6.0):
+        out.append(("packets", f"H, {d:g} s", H.scaled(d)))
+    for n in (1, 10, 100, 1000, 10_000):
+        b = Bench(f"f{n}", n, "cubic", "10Gbps", 10e9, 1e-3, 18e-3, 10_000, 2.0)
+        out.append(("flows", f"{n:,} CUBIC, 10 Gb/s, 40 ms, 2 s", b))
+    for rate, bps, dur in RATES:
+        b = Bench(f"r{rate}", 10, "newreno", rate, bps, 1e-3, 18e-3, 250, dur)
+        out.append(("rate", f"10 NewReno, {rate}, 40 ms, {dur:g} s", b))
+    return out
+
+
+def measure(b: Bench, repeat: int) -> tuple[int, float, float]:
+    from ccsim import _native
+    from ccsim.result import Result
+
+    scenario = ccsim_scenario(b)
+    walls = []
+    for _ in range(repeat):
+        sim = _native.simulation(json.dumps(scenario))
+        t0 = time.perf_counter()
+        sim.run_until(b.duration_s)
+        walls.append(time.perf_counter() - t0)
+        res = Result.from_core(sim.finish(), scenario)
+    delivered = int(res.flows["packets_delivered"].sum())
+    events = int(res.meta["events"])
+    return delivered, statistics.median(walls), events / max(delivered, 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print("| sweep | scenario | delivered | wall s | ns/packet | events/packet |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for sweep, label, b in sweeps():
+        delivered, wall, ev = measure(b, args.repeat)
+        ns = wall / max(delivered, 1) * 1e9
+        print(f"| {sweep} | {label} | {delivered:,} | {wall:.3f} | {ns:,.0f} | {ev:.2f} |")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,320 @@
+//! The express path of a DropTail link direction: queue, transmitter and delay line as one
+//! FIFO of packets with their timetable.
+//!
+//! A DropTail queue serves packets in arrival order at the link rate, so a packet's whole
+//! journey is known when it is accepted: it starts when the transmitter frees up
+//! (`max(now, busy_until)`), is on the wire for its serialisation time, and arrives one
+//! propagation delay later. The link then needs no dequeue at all: two frontiers walk the line
+//! as time passes — *started* (the packet left the queue for the transmitter) and *sent* (it
+//! left the transmitter; the loss model is applied then, in FIFO order and at that time, as on
+//! the general path) — and the head of the line is the next arrival. Results are identical to
+//! the general path (`net/link.rs`, checked by `tests/express_path.rs`); a hop costs a handful
+//! of integer operations instead of a queue discipline's enqueue and dequeue.
+
+use super::link::{LinkStats, Transit};
+use super::loss::LossModel;
+use crate::packet::PktId;
+use crate::queue::DropTail;
+use crate::rng::Rng;
+use crate::time::SimTime;
+
+/// A packet on the line and its timetable.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    pkt: PktId,
+    size: u32,
+    dst: u32,
+    lost: bool,
+    enqueued: SimTime,
+    start: SimTime,
+    done: SimTime,
+}
+
+/// The line is a ring of slots addressed by absolute positions: `head ≤ sent ≤ started ≤
+/// tail` (positions before `started` have started transmission, before `sent` have left the
+/// transmitter), so that moving a frontier or taking the head is one increment, and a slot is
+/// `slots[position & mask]`.
+pub struct FifoLine {
+    limit_packets: u32,
+    limit_bytes: u64,
+    slots: Vec<Slot>,
+    mask: u64,
+    head: u64,
+    sent: u64,
+    started: u64,
+    tail: u64,
+    waiting_bytes: u64,
+    /// Slots still on the line whose packet was lost on the wire (already freed).
+    lost: u64,
+    busy_until: SimTime,
+    /// Queueing time of the packet that started last.
+    pub last_sojourn: SimTime,
+}
+
+impl FifoLine {
+    pub fn new(limits: &DropTail) -> FifoLine {
+        let (limit_packets, limit_bytes) = limits.limits();
+        FifoLine {
+            limit_packets,
+            limit_bytes,
+            slots: Vec::new(),
+            mask: 0,
+            head: 0,
+            sent: 0,
+            started: 0,
+            tail: 0,
+            waiting_bytes: 0,
+            lost: 0,
+            busy_until: SimTime::ZERO,
+            last_sojourn: SimTime::ZERO,
+        }
+    }
+
+    /// The limits (packets, bytes) of the DropTail queue it stands for.
+    pub fn limits(&self) -> (u32, u64) {
+        (self.limit_packets, self.limit_bytes)
+    }
+
+    #[inline]
+    fn at(&self, pos: u64) -> &Slot {
+        &self.slots[(pos & self.mask) as usize]
+    }
+
+    #[inline]
+    fn at_mut(&mut self, pos: u64) -> &mut Slot {
+        &mut self.slots[(pos & self.mask) as usize]
+    }
+
+    pub fn len_packets(&self) -> u32 {
+        (self.tail - self.started) as u32
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.waiting_bytes
+    }
+
+    /// Packets queued, on the transmitter or propagating (not the lost ones: already freed).
+    pub fn packets_held(&self) -> u64 {
+        self.tail - self.head - self.lost
+    }
+
+    /// Moves both frontiers up to `now`, in time order. Waiting time goes into the queue-length
+    /// integrals when a packet starts (Little's law: ∫ queue dt = Σ waiting times); losses are
+    /// drawn and counted when a packet leaves the transmitter, and the lost ones go to `drops`.
+    #[inline(always)]
+    pub fn advance(
+        &mut self,
+        now: SimTime,
+        stats: &mut LinkStats,
+        loss: &mut LossModel,
+        rng: &mut Rng,
+        drops: &mut Vec<PktId>,
+    ) {
+        if self.started < self.tail && self.at(self.started).start <= now {
+            self.advance_started(now, stats);
+        }
+        if self.sent < self.started && self.at(self.sent).done <= now {
+            self.advance_sent(now, stats, loss, rng, drops);
+        }
+    }
+
+    fn advance_started(&mut self, now: SimTime, stats: &mut LinkStats) {
+        while self.started < self.tail && self.at(self.started).start <= now {
+            let s = *self.at(self.started);
+            let wait = (s.start - s.enqueued).as_nanos() as u128;
+            stats.len_integral_pkts += wait;
+            stats.len_integral_bytes += wait * s.size as u128;
+            self.waiting_bytes -= s.size as u64;
+            self.last_sojourn = s.start - s.enqueued;
+            self.started += 1;
+        }
+    }
+
+    fn advance_sent(
+        &mut self,
+        now: SimTime,
+        stats: &mut LinkStats,
+        loss: &mut LossModel,
+        rng: &mut Rng,
+        drops: &mut Vec<PktId>,
+    ) {
+        while self.sent < self.started && self.at(self.sent).done <= now {
+            let pos = self.sent;
+            let s = *self.at(pos);
+            stats.busy += s.done - s.start;
+            stats.departures += 1;
+            stats.bytes_departed += s.size as u64;
+            if !matches!(loss, LossModel::None) && loss.lose(s.done, rng) {
+                self.at_mut(pos).lost = true;
+                stats.drops_loss += 1;
+                drops.push(s.pkt);
+                self.lost += 1;
+            }
+            self.sent += 1;
+        }
+    }
+
+    /// Doubles the ring, keeping every slot at its position.
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(8);
+        let mut slots = Vec::with_capacity(cap);
+        let fill = Slot {
+            pkt: PktId(0),
+            size: 0,
+            dst: 0,
+            lost: false,
+            enqueued: SimTime::ZERO,
+            start: SimTime::ZERO,
+            done: SimTime::ZERO,
+        };
+        slots.resize(cap, fill);
+        let mask = cap as u64 - 1;
+        for pos in self.head..self.tail {
+            slots[(pos & mask) as usize] = *self.at(pos);
+        }
+        self.slots = slots;
+        self.mask = mask;
+    }
+
+    /// Offers a packet of `size` bytes that takes `tx` to serialise; returns false if it does
+    /// not fit (the caller counts and frees it). Call after `advance(now)`.
+    #[inline]
+    pub fn offer(&mut self, t: Transit, tx: SimTime, now: SimTime) -> bool {
+        let size = t.size;
+        if self.len_packets() >= self.limit_packets
+            || self.waiting_bytes + size as u64 > self.limit_bytes
+        {
+            return false;
+        }
+        if self.tail - self.head == self.slots.len() as u64 {
+            self.grow();
+        }
+        let start = now.max(self.busy_until);
+        let done = start + tx;
+        self.busy_until = done;
+        self.waiting_bytes += size as u64;
+        let pos = self.tail;
+        *self.at_mut(pos) = Slot {
+            pkt: t.pkt,
+            size,
+            dst: t.dst,
+            lost: false,
+            enqueued: now,
+            start,
+            done,
+        };
+        self.tail += 1;
+        true
+    }
+
+    /// Starts the packet just offered if the transmitter is idle (what `advance(now)` would
+    /// do, without its loops: every earlier packet has started already).
+    #[inline]
+    pub fn start_if_idle(&mut self, now: SimTime) {
+        if self.started + 1 == self.tail {
+            let s = *self.at(self.started);
+            if s.start <= now {
+                self.waiting_bytes -= s.size as u64;
+                self.last_sojourn = SimTime::ZERO;
+                self.started += 1;
+            }
+        }
+    }
+
+    /// When the first packet still to arrive gets there (`delay` after it leaves the
+    /// transmitter). Lost packets at the head of the line leave it first: like the general
+    /// path, which never puts them in its delay line, no arrival is scheduled for them once
+    /// their loss is known.
+    #[inline]
+    pub fn next_arrival(&mut self, delay: SimTime) -> Option<SimTime> {
+        while self.lost > 0 && self.head < self.sent && self.at(self.head).lost {
+            self.head += 1;
+            self.lost -= 1;
+        }
+        (self.head < self.tail).then(|| self.at(self.head).done + delay)
+    }
+
+    /// Takes the packets due at the far node by `now`; returns the one that arrives (lost
+    /// ones are dropped from the line on the way). Call after `advance(now)`.
+    #[inline]
+    pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<Transit> {
+        while self.head < self.sent {
+            let s = *self.at(self.head);
+            if s.done + delay > now {
+                return None;
+            }
+            self.head += 1;
+            if s.lost {
+                self.lost -= 1;
+            } else {
+                return Some(Transit {
+                    pkt: s.pkt,
+                    size: s.size,
+                    dst: s.dst,
+                });
+            }
+        }
+        None
+    }
+
+    /// When the packet on the transmitter at `now` started, if one is.
+    pub fn on_wire_since(&self, now: SimTime) -> Option<SimTime> {
+        (self.sent < self.started)
+            .then(|| self.at(self.sent).start)
+            .filter(|&s| s <= now)
+    }
+
+    /// Waiting time of the packets still queued at `now`, for the queue-length integrals.
+    pub fn waiting_integrals(&self, now: SimTime) -> (u128, u128) {
+        (self.started..self.tail)
+            .map(|pos| self.at(pos))
+            .filter(|s| s.enqueued < now)
+            .fold((0, 0), |(p, b), s| {
+                let w = (now - s.enqueued).as_nanos() as u128;
+                (p + w, b + w * s.size as u128)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    #[test]
+    fn timetable_frontiers_and_waiting_integral() {
+        // Three 1000-byte packets at t = 0 on an 8 ms-per-packet link, 10 ms delay.
+        let mut f = FifoLine::new(&DropTail::packets(2));
+        let (mut stats, mut loss) = (LinkStats::default(), LossModel::None);
+        let mut rng = Rng::derive(1, "t");
+        let mut drops = vec![];
+        for i in 0..4 {
+            f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
+            let t = Transit {
+                pkt: PktId(i),
+                size: 1000,
+                dst: 1,
+            };
+            let ok = f.offer(t, ms(8), ms(0));
+            f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
+            // The first starts at once; two wait; the fourth finds the queue (2) full.
+            assert_eq!(ok, i < 3, "packet {i}");
+        }
+        assert_eq!((f.len_packets(), f.len_bytes()), (2, 2000));
+        assert_eq!(f.next_arrival(ms(10)), Some(ms(18)));
+        // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
+        // third started at 16.
+        f.advance(ms(20), &mut stats, &mut loss, &mut rng, &mut drops);
+        assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
+        assert_eq!(f.arrive(ms(20), ms(10)), None);
+        assert_eq!((f.len_packets(), stats.departures), (0, 2));
+        assert_eq!(f.last_sojourn, ms(16));
+        // Waiting: 8 ms for the second, 16 ms for the third.
+        assert_eq!(stats.len_integral_pkts, ms(24).as_nanos() as u128);
+        assert_eq!(f.on_wire_since(ms(20)), Some(ms(16)));
+        assert_eq!(f.packets_held(), 2);
+    }
+}

@@ -1,0 +1,264 @@
+//! The general path of a link direction: any queue discipline, a transmitter and a delay line.
+//!
+//! The transmitter runs lazily: it needs no events of its own. A queue discipline's decisions
+//! depend only on its own state, its random stream and the time, so the link replays the
+//! transmit completions due by `now` (each at its exact time) whenever it is touched —
+//! `advance(now)` — before taking a new packet or handing one over. DropTail directions take
+//! the express path instead (`fifo.rs`) unless queue changes are traced as they happen.
+
+use std::collections::VecDeque;
+
+use super::link::{LinkStats, QueueWatch, Transit, Wire};
+use crate::packet::{Ecn, PacketArena, PktId};
+use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::rng::Rng;
+use crate::scenario::schema::SeriesName;
+use crate::time::SimTime;
+
+/// The packet on the transmitter.
+#[derive(Clone, Copy)]
+struct Tx {
+    pkt: PktId,
+    start: SimTime,
+    done: SimTime,
+}
+
+pub struct General {
+    pub(super) queue: Queue,
+    aqm_rng: Rng,
+    tx: Option<Tx>,
+    pipe: VecDeque<(SimTime, PktId)>,
+    dropped_scratch: Vec<(PktId, Reason)>,
+    marked_scratch: Vec<Reason>,
+    /// Time the most recently dequeued packet waited in the queue.
+    pub(super) last_sojourn: SimTime,
+    /// When the queue-length integrals were last brought up to date.
+    last_change: SimTime,
+}
+
+impl General {
+    pub fn new(queue: Queue, aqm_rng: Rng) -> General {
+        General {
+            queue,
+            aqm_rng,
+            tx: None,
+            pipe: VecDeque::new(),
+            dropped_scratch: Vec::new(),
+            marked_scratch: Vec::new(),
+            last_sojourn: SimTime::ZERO,
+            last_change: SimTime::ZERO,
+        }
+    }
+
+    /// Packets held: queued, on the transmitter and propagating.
+    pub fn packets_held(&self) -> u64 {
+        self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
+    }
+
+    #[inline]
+    pub fn account(&mut self, now: SimTime, stats: &mut LinkStats) {
+        let dt = (now - self.last_change).as_nanos() as u128;
+        if dt > 0 {
+            stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
+            stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
+            self.last_change = now;
+        }
+    }
+
+    /// Offers a packet at `now`; see `LinkDir::offer`.
+    pub fn offer(
+        &mut self,
+        t: Transit,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        w: &mut Wire,
+        mut watch: Option<QueueWatch>,
+    ) -> Option<SimTime> {
+        let pkt = t.pkt;
+        self.advance(arena, now, drops, w, watch.as_mut());
+        self.account(now, w.stats);
+        w.stats.arrivals += 1;
+        arena.get_mut(pkt).enqueued = now;
+        let mut ctx = QueueCtx {
+            now,
+            arena,
+            rng: &mut self.aqm_rng,
+            dropped: &mut self.dropped_scratch,
+            marked: &mut self.marked_scratch,
+        };
+        let verdict = self.queue.enqueue(pkt, &mut ctx);
+        // Packets the discipline pushed out to make room (FQ-CoDel).
+        self.collect(drops, w.stats);
+        match verdict {
+            Verdict::Dropped(r) => {
+                count_drop(w.stats, r);
+                drops.push(pkt);
+                self.report(now, watch.as_mut());
+                return None;
+            }
+            Verdict::Marked(r) => {
+                debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
+                count_mark(w.stats, r);
+                arena.get_mut(pkt).ecn = Ecn::Ce;
+            }
+            Verdict::Enqueued => {}
+        }
+        let s = &mut w.stats;
+        s.max_len_pkts = s.max_len_pkts.max(self.queue.len_packets());
+        s.max_len_bytes = s.max_len_bytes.max(self.queue.len_bytes());
+        if self.tx.is_none() {
+            self.start_next(arena, now, drops, w);
+        }
+        self.report(now, watch.as_mut());
+        self.arm_arrival(w)
+    }
+
+    /// Counts and hands over what the discipline dropped or marked besides its verdict.
+    #[inline]
+    fn collect(&mut self, drops: &mut Vec<PktId>, stats: &mut LinkStats) {
+        if !self.dropped_scratch.is_empty() || !self.marked_scratch.is_empty() {
+            for &(p, r) in &self.dropped_scratch {
+                count_drop(stats, r);
+                drops.push(p);
+            }
+            self.dropped_scratch.clear();
+            for &r in &self.marked_scratch {
+                count_mark(stats, r);
+            }
+            self.marked_scratch.clear();
+        }
+    }
+
+    /// Starts serialising the next packet at `now`, if the queue has one.
+    fn start_next(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        w: &mut Wire,
+    ) {
+        self.account(now, w.stats);
+        let mut ctx = QueueCtx {
+            now,
+            arena,
+            rng: &mut self.aqm_rng,
+            dropped: &mut self.dropped_scratch,
+            marked: &mut self.marked_scratch,
+        };
+        let next = self.queue.dequeue(&mut ctx);
+        self.collect(drops, w.stats);
+        let Some(pkt) = next else { return };
+        let pk = arena.get(pkt);
+        let (size, enqueued) = (pk.size, pk.enqueued);
+        self.last_sojourn = now - enqueued;
+        let done = now + w.tx_time(size);
+        self.tx = Some(Tx {
+            pkt,
+            start: now,
+            done,
+        });
+    }
+
+    /// Replays every transmit completion due by `now`, each at its own time: the packet leaves
+    /// the transmitter (lost, or into the delay line) and the next one starts. Queue changes
+    /// are reported to `watch` at the times they happen.
+    pub fn advance(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        w: &mut Wire,
+        mut watch: Option<&mut QueueWatch>,
+    ) {
+        while let Some(tx) = self.tx {
+            if tx.done > now {
+                break;
+            }
+            let at = tx.done;
+            self.tx = None;
+            let size = arena.get(tx.pkt).size;
+            w.stats.busy += at - tx.start;
+            w.stats.departures += 1;
+            w.stats.bytes_departed += size as u64;
+            if w.loss.lose(at, w.rng) {
+                w.stats.drops_loss += 1;
+                drops.push(tx.pkt);
+            } else {
+                self.pipe.push_back((at + w.delay, tx.pkt));
+            }
+            self.start_next(arena, at, drops, w);
+            self.report(at, watch.as_deref_mut());
+        }
+    }
+
+    #[inline]
+    fn report(&self, at: SimTime, watch: Option<&mut QueueWatch>) {
+        let Some(w) = watch else { return };
+        let q = &self.queue;
+        w.rec
+            .changed(SeriesName::Queue, w.id, at, q.len_packets() as f64);
+        w.rec
+            .changed(SeriesName::QueueBytes, w.id, at, q.len_bytes() as f64);
+        if let Some(avg) = q.avg_queue() {
+            w.rec.changed(SeriesName::AvgQueue, w.id, at, avg);
+        }
+        let sojourn = self.last_sojourn.as_secs_f64();
+        w.rec.changed(SeriesName::Sojourn, w.id, at, sojourn);
+    }
+
+    /// The arrival event to schedule, if none is pending and a packet is on its way: the head
+    /// of the delay line, else the end of the current transmission plus the delay.
+    fn arm_arrival(&mut self, w: &mut Wire) -> Option<SimTime> {
+        if w.arrival_event.is_some() {
+            return None;
+        }
+        *w.arrival_event = match self.pipe.front() {
+            Some(&(t, _)) => Some(t),
+            None => self.tx.map(|tx| tx.done + w.delay),
+        };
+        *w.arrival_event
+    }
+
+    /// See `LinkDir::arrive`.
+    pub fn arrive(
+        &mut self,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        w: &mut Wire,
+        mut watch: Option<QueueWatch>,
+    ) -> (Option<Transit>, Option<SimTime>) {
+        self.advance(arena, now, drops, w, watch.as_mut());
+        let p = match self.pipe.front() {
+            Some(&(t, p)) if t <= now => {
+                self.pipe.pop_front();
+                Some(Transit::of(p, arena))
+            }
+            _ => None,
+        };
+        (p, self.arm_arrival(w))
+    }
+
+    /// When the packet on the transmitter started, if there is one.
+    pub fn on_wire_since(&self) -> Option<SimTime> {
+        self.tx.map(|tx| tx.start)
+    }
+}
+
+fn count_drop(s: &mut LinkStats, r: Reason) {
+    match r {
+        Reason::Overflow => s.drops_overflow += 1,
+        Reason::Early => s.drops_early += 1,
+        Reason::Forced => s.drops_forced += 1,
+    }
+    s.drops_aqm = s.drops_early + s.drops_forced;
+}
+
+fn count_mark(s: &mut LinkStats, r: Reason) {
+    match r {
+        Reason::Forced => s.marks_forced += 1,
+        Reason::Early | Reason::Overflow => s.marks_early += 1,
+    }
+    s.marks = s.marks_early + s.marks_forced;
+}

@@ -1,0 +1,61 @@
+"""The benchmark scenarios (bench/) match the performance issue's table, build in ccsim, and the
+harness reports what it measured."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import ccsim
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from report import row_line  # noqa: E402
+
+from scenarios import SCENARIOS, ccsim_scenario  # noqa: E402
+
+# id: (flows, algorithm, bottleneck b/s, RTT s, DropTail packets, duration s), from the issue.
+TABLE = {
+    "a": (1, "newreno", 10e6, 40e-3, 100, 60.0),
+    "b": (10, "cubic", 100e6, 40e-3, 250, 60.0),
+    "c": (100, "cubic", 1e9, 40e-3, 1000, 20.0),
+    "H": (10, "newreno", 10e9, 100e-6, 100, 5.0),
+    "S": (10_000, "cubic", 10e9, 40e-3, 10_000, 5.0),
+}
+
+
+@pytest.mark.parametrize("bench_id", sorted(TABLE))
+def test_scenarios_match_the_table_and_validate(bench_id):
+    b = SCENARIOS[bench_id]
+    flows, cc, rate, rtt, queue, duration = TABLE[bench_id]
+    assert (b.flows, b.cc, b.rate_bps, b.queue, b.duration_s) == (flows, cc, rate, queue, duration)
+    assert b.rtt_s == pytest.approx(rtt, rel=1e-12)
+    d = ccsim_scenario(b)
+    # Access links at 10x the bottleneck; every flow starts within the first second.
+    assert d["topology"]["access"]["rate"] == f"{rate * 10:.0f}bps"
+    starts = [float(f["start"].rstrip("s")) for f in d["flows"]]
+    assert len(starts) == flows and max(starts) < 1.0
+    if flows <= 100:  # validating 10,000 flows takes a few seconds; the shape is the same
+        ccsim.validate(d)
+
+
+def test_row_reports_rate_memory_and_ratio_to_the_last_saved_run():
+    row = {
+        "sim_s": 5.0,
+        "delivered": 4_000_000,
+        "events": 18_000_000,
+        "wall_s": 2.0,
+        "wall_min_s": 1.9,
+        "wall_max_s": 2.1,
+        "heap_built_bytes": 20_000,
+        "heap_peak_bytes": 60_000,
+        "rss_peak_kib": 1024,
+        "packets_peak": 200,
+        "flows": 10,
+    }
+    ref = {"rows": {"H": {"ccsim": dict(row, wall_s=4.0)}}, "file": "x.json"}
+    line = row_line("H", row, ref)
+    # 2,000,000 packets/s, 4.5 events/packet, 2,000 B/flow, 200 B/packet, 2x the last run.
+    for part in ("2,000,000", "4.50", "2,000", "200", "2.00×"):
+        assert part in line, (part, line)
