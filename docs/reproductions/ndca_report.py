@@ -221,7 +221,12 @@ def timing_table(timings: list[dict]) -> str:
         rows.append(
             [
                 f"{t['name']} (`{t['output']}`)",
-                str(t["points"]),
+                str(t["points"])
+                + (
+                    f" ({t['points'] - t['own']} of the main grid's)"
+                    if t.get("own", t["points"]) < t["points"]
+                    else ""
+                ),
                 str(t["computed"]),
                 f"{t['sim_s']:,.0f} s",
                 f"{t['sim_wall_s']:.0f} s",
@@ -436,7 +441,7 @@ def write_report(
         + fairness_table(st, fair)
         + f"\n\n![Jain's index over time]({figures['fig7']})\n\n"
         + f"![goodput of the two flows]({figures['fair_tp']})\n\n"
-        + fairness_prose(st, extra)
+        + fairness_prose(st, extra, summary)
     )
     parts.append(
         "## The paper's claims and ccsim\n\n"

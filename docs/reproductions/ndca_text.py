@@ -14,11 +14,13 @@ from ndca_setup import (
     BASE_RTT_S,
     BDP_PKTS,
     DURATION_S,
+    FAIR_LOSS,
     FIG5_LOSS,
     JAIN_LEVEL,
     LOSS,
     LOSSES,
     MAIN_BUFFER,
+    MAIN_RECOVERY,
     MAX_GOODPUT_BPS,
     STARTS,
     STARTUP_S,
@@ -72,7 +74,7 @@ Scenario files: [`scenarios/ndca.toml`](../../scenarios/ndca.toml) (one point),
 [`scenarios/ndca-sweep.toml`](../../scenarios/ndca-sweep.toml) (Fig. 6: 2 algorithms × 4 loss
 rates × {n_seeds} seeds, {duration} s),
 [`scenarios/ndca-sensitivity-sweep.toml`](../../scenarios/ndca-sensitivity-sweep.toml) (the
-same × 3 buffer sizes × 2 loss recoveries, {sens_seeds} seeds), and
+same × 3 buffer sizes × 2 loss recoveries, {sens_seeds}), and
 [`scenarios/ndca-fairness.toml`](../../scenarios/ndca-fairness.toml) with
 [`scenarios/ndca-fairness-sweep.toml`](../../scenarios/ndca-fairness-sweep.toml) (Fig. 7: 2
 algorithms × 2 start times × {n_seeds} seeds). The `ns2` defaults profile supplies what the
@@ -172,7 +174,7 @@ SETUP_ROWS = [
     (
         "window, initial ssthresh", "not given",
         "receiver window 100,000 packets (146 MB), initial ssthresh 100,000",
-        "ns-2's `window_` must exceed what the path holds (BDP + buffer = 17,000) or it caps "
+        "ns-2's `window_` must exceed what the path holds (BDP + buffer = {path_holds}) or it caps "
         "both algorithms; ns-2's `reset()` sets ssthresh to `window_`, so slow start ends at "
         "the first loss: the overshoot the paper describes",
     ),
@@ -189,10 +191,11 @@ SETUP_ROWS = [
     (
         "duration", "30 minutes", "**{duration} s**; 30 minutes for seed 1 at 1e-7",
         "a saturated 1 Gb/s path costs ccsim about {events_m:.1f} million events per simulated "
-        "second, so {n_seeds} seeds × 8 points × 30 minutes would take hours on this 2-core "
-        "machine. A {duration} s run at 1 Gb/s sends about {pkts_m:.0f} million packets and "
-        "so sees about {loss4:,.0f} random losses at 1e-4 and {loss7:.0f} at 1e-7 (the "
-        "paper's 30 minutes: {loss7_paper:.0f})",
+        "second, so {n_seeds} seeds × 8 points × 30 minutes would take about "
+        "{paper_grid_h:.1f} hours with two workers on this machine. A {duration} s run at "
+        "1 Gb/s sends about {pkts_m:.0f} million packets and so sees about {loss4:,.0f} "
+        "random losses at 1e-4 and {loss7:.0f} at 1e-7 (the paper's 30 minutes: "
+        "{loss7_paper:.0f})",
     ),
     (
         "seeds", "10", "{n_seeds} (1 … {n_seeds})",
@@ -304,8 +307,9 @@ def summary_bullets(summary, startup, st, sens, buffers, recs, long, c, v) -> st
             else ""
         )
         + "): it slow-starts again after every loss, and with no pacing each of those slow "
-        "starts overflows a small buffer. SACK instead of Reno recovery helps HS-TCP most "
-        "([sensitivity](#sensitivity-to-the-buffer-and-the-loss-recovery)).",
+        "starts overflows a small buffer. "
+        + sack_gain_text(sens, buffers, recs)
+        + " ([sensitivity](#sensitivity-to-the-buffer-and-the-loss-recovery)).",
         f"- **{v['duration']} s instead of {v['paper_min']} minutes.** At 1e-7 a "
         f"{v['duration']} s run sees about {v['loss7']:.0f} random loss, so its goodput is the "
         "start-up and the buffer's doing, not the loss rate's."
@@ -374,11 +378,13 @@ def throughput_prose(summary, long) -> str:
         f"{n4['random_mean'] / DURATION_S:.1f} per second) that two often fall in one window, "
         f"and Reno recovery times out ({n4['timeouts_mean']:.0f} timeouts per run).\n"
         f"- **At {' and '.join(loss_label(x) for x in low)} both fill the link** (after the "
-        f"start-up at least {share(least)}); what separates them is HS-TCP's start-up and its "
-        f"overflows: HS-TCP keeps filling the {MAIN_BUFFER:,}-packet buffer (at "
-        f"{loss_label(min(LOSSES))} an average queue of {h7['avg_queue_mean']:,.0f} packets, "
-        f"{h7['overflow_mean']:,.0f} overflow drops and {h7['timeouts_mean']:.1f} timeouts per "
-        "run), NDCA-TCP never does.\n"
+        f"start-up at least {share(least)}); what separates them is HS-TCP's start-up and the "
+        f"buffer. At {loss_label(min(LOSSES))} HS-TCP's overshoot costs it "
+        f"{h7['early_overflow_mean']:,.0f} overflow drops in the first {STARTUP_S:g} s, and "
+        "afterwards its window grows back into the buffer (an average queue of "
+        f"{h7['avg_queue_mean']:,.0f} packets over the run, "
+        f"{h7['overflow_mean'] - h7['early_overflow_mean']:,.0f} more overflow drops per run); "
+        f"{h7['timeouts_mean']:.1f} timeouts per run in all. NDCA-TCP never overflows it.\n"
     )
 
 
@@ -403,7 +409,7 @@ def sensitivity_prose(sens, buffers, recs) -> str:
         f"{ovf['highspeed']:,.0f}, which slow-starts only at the start and after a timeout) "
         "and gets "
         f"{m(small, recs[0], 'ndca', min(LOSSES)):.0f} Mb/s even at {loss_label(min(LOSSES))}. "
-        f"With {mid:,} packets (a quarter of the BDP) NDCA-TCP is "
+        f"With {mid:,} packets ({mid / BDP_PKTS:.2f} of the BDP) NDCA-TCP is "
         + (
             f"as good as with {big:,} (within {same * 100:.1f} % everywhere)"
             if same < 0.03
@@ -412,8 +418,6 @@ def sensitivity_prose(sens, buffers, recs) -> str:
         + ".",
     ]
     if "sack" in recs:
-        gain = {x: m(big, "sack", "highspeed", x) - m(big, "reno", "highspeed", x)
-                for x in LOSSES}  # fmt: skip
         holds = all(
             m(b, rec, "ndca", x) > m(b, rec, "highspeed", x)
             for b in buffers[1:]
@@ -423,8 +427,16 @@ def sensitivity_prose(sens, buffers, recs) -> str:
         )
         lines.append(
             "- **The loss recovery.** SACK repairs many holes per round trip where Reno times "
-            f"out. With the {big:,}-packet buffer HS-TCP gains "
-            + ", ".join(f"{gain[x]:+.0f} Mb/s at {loss_label(x)}" for x in LOSSES)
+            f"out. With the {big:,}-packet buffer, SACK instead of Reno changes the goodput by "
+            + "; ".join(
+                f"{ALG_LABEL[a]} "
+                + ", ".join(
+                    f"{round(m(big, 'sack', a, x) - m(big, 'reno', a, x)):+d} Mb/s at "
+                    f"{loss_label(x)}"
+                    for x in LOSSES
+                )
+                for a in ALGS
+            )
             + f"; NDCA-TCP with SACK gets {m(small, 'sack', 'ndca', FIG5_LOSS):.0f} Mb/s at "
             f"{loss_label(FIG5_LOSS)} with the {small}-packet buffer. Fig. 6's direction, "
             "NDCA-TCP ahead at 1e-4 and 1e-5, "
@@ -437,17 +449,38 @@ def sensitivity_prose(sens, buffers, recs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fairness_prose(st, extra: dict) -> str:
+def sack_gain_text(sens, buffers, recs) -> str:
+    """Where SACK instead of Reno recovery adds most, per algorithm, with the main buffer."""
+    if "sack" not in recs or MAIN_RECOVERY not in recs:
+        return ""
+    big = max(buffers)
+    parts = []
+    for a in ALGS:
+        gain = {
+            x: (sens.loc[(big, "sack", a, x), "goodput_mean"]
+                - sens.loc[(big, MAIN_RECOVERY, a, x), "goodput_mean"]) / 1e6
+            for x in LOSSES
+        }  # fmt: skip
+        best = max(gain, key=gain.get)
+        parts.append(f"{gain[best]:+.0f} Mb/s for {ALG_LABEL[a]} (at {loss_label(best)})")
+    return (
+        f"SACK instead of Reno recovery adds at most {' and '.join(parts)} with the "
+        f"{big:,}-packet buffer"
+    )
+
+
+def fairness_prose(st, extra: dict, summary: pd.DataFrame) -> str:
     stag = [x for x in STARTS if float(x.rstrip("s")) > 0][0]
     n = st.loc[("ndca", stag)]
     thr = extra["hold_threshold"]
     hold = (
-        f"above the {thr:,.0f} at which interval D holds a window, so unlike the one-flow "
-        "runs the hold does act here"
+        f"above the {thr:,.0f} at which the RTT exceeds α·BaseRTT, so unlike the one-flow "
+        "runs the condition of interval D's hold is met here"
         if n["max_queue_mean"] > thr
         else f"below the {thr:,.0f} at which interval D would act"
     )
     ho = st.loc[("highspeed", stag), "overflow_mean"]
+    h1 = summary.loc[("highspeed", FAIR_LOSS), "early_overflow_mean"]
     return (
         "Two flows of one algorithm on one path have the same RTT, so Fig. 7 is about "
         "convergence, not RTT fairness. When the second NDCA-TCP flow arrives at 20 s, the "
@@ -458,8 +491,9 @@ def fairness_prose(st, extra: dict) -> str:
         f"losses (about {n['drops_mean'] / DURATION_S:.1f} per second for the pair) halve one "
         "flow or the other, which then slow-starts back to the rate it measures. HS-TCP's "
         "newcomer slow-starts with no threshold until the buffer overflows "
-        f"({ho:,.0f} overflow drops per run with the second flow at 20 s), which costs both "
-        "flows, and afterwards HS-TCP's increase a(w) grows and its decrease b(w) shrinks with "
+        f"({ho:,.0f} overflow drops per run with the second flow at 20 s, against "
+        f"{h1:,.0f} in the first {STARTUP_S:g} s of a lone flow), which costs both flows, and "
+        "afterwards HS-TCP's increase a(w) grows and its decrease b(w) shrinks with "
         "the window, which favours the larger flow (RFC 3649 trades convergence time for "
         "scalability). With both flows starting together the index starts at 1 and the "
         "random losses push it away. Mean total goodput of the pair: "
@@ -487,10 +521,11 @@ def closing(summary, startup, st, timings, v) -> str:
     )
     full = [t for t in timings if t.get("full")]
     wall = (
-        f"the whole reproduction from nothing, "
-        f"{sum(t['full']['elapsed_s'] for t in full) / 60:.1f} minutes of sweeps and runs"
+        "the sweeps and runs of the whole reproduction took "
+        f"{sum(t['full']['elapsed_s'] for t in full) / 60:.1f} minutes when each was last "
+        "computed from nothing"
         if len(full) == len(timings)
-        else "not yet measured from nothing in one invocation"
+        else "not yet measured from nothing"
     )
     return CLOSING.format(
         table=table,
