@@ -156,7 +156,7 @@ impl FifoLine {
 
     /// Doubles the ring, keeping every slot at its position.
     fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(8);
+        let cap = (self.slots.len() * 2).max(2);
         let mut slots = Vec::with_capacity(cap);
         let fill = Slot {
             pkt: PktId(0),
