@@ -1,4 +1,5 @@
-# `make test` is the one command that runs every test; .ci/run runs it verbatim.
+# `make test` is the one command that runs every test; .ci/run runs it verbatim. It ends with
+# the quick benchmark, which prints its figures (docs/performance.md) and asserts no time.
 .PHONY: test
 test:
 	python3 -m pip install --quiet --editable '.[test]'
@@ -8,5 +9,4 @@ test:
 	ruff check python tests bench
 	ruff format --check python tests bench
 	python3 -m pytest --quiet
-	# Quick benchmark: prints its figures (docs/performance.md); asserts no wall-clock time.
 	python3 bench/run.py --quick --repeat 1

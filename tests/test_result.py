@@ -190,3 +190,13 @@ def test_plot_select(result):
     assert [line.get_label() for line in ax.get_lines()] == ["tcp2"]
     with pytest.raises(KeyError, match="tcp9"):
         result.plot("cwnd", ax=Figure().add_subplot(), select=["tcp9"])
+
+
+def test_plot_labels_rename_legend_entries_and_label_is_refused(result):
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    result.plot("cwnd", ax=ax, select=["tcp1", "tcp2"], labels={"tcp1": "Reno"})
+    assert [line.get_label() for line in ax.get_lines()] == ["Reno", "tcp2"]
+    with pytest.raises(TypeError, match="labels="):
+        result.plot("cwnd", ax=Figure().add_subplot(), label="x")

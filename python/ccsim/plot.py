@@ -10,7 +10,7 @@ no display.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,16 +60,23 @@ def plot_series(
     ax: Axes | None = None,
     *,
     select: Sequence[str] | None = None,
+    labels: Mapping[str, str] | None = None,
     legend: bool = True,
     **line_kwargs: Any,
 ) -> Axes:
     """Draws the series ``name`` of ``result`` on ``ax`` (a new figure if ``None``).
 
     ``select`` lists the flows (or ``"link:from->to"`` queues) to draw; by default every flow,
-    and for queue series the busiest queues that were ever non-empty. Values are converted to
-    readable units (ms, Mb/s, KB); non-finite values (an unlimited ssthresh) are not drawn.
-    Returns the axes.
+    and for queue series the busiest queues that were ever non-empty. ``labels`` maps a flow
+    (or queue) to its legend text; by default the legend shows the names. Values are converted
+    to readable units (ms, Mb/s, KB); non-finite values (an unlimited ssthresh) are not drawn.
+    Other keyword arguments go to matplotlib for every line. Returns the axes.
     """
+    if "label" in line_kwargs:
+        raise TypeError(
+            "plot_series draws one line per flow: give legend texts as labels={flow: text}, "
+            "not label="
+        )
     frame = result.trace(name)
     key = frame.columns[1]
     title, ylabel, factor = SERIES_AXES.get(name, (name, name, 1.0))
@@ -84,15 +91,16 @@ def plot_series(
             known = ", ".join(map(str, groups)) or "none"
             raise KeyError(f"{label!r} has no samples in series {name!r} (present: {known})")
         g = groups[label]
+        text = str(labels.get(label, label)) if labels is not None else str(label)
         t = g["time_s"].to_numpy()
         v = g["value"].to_numpy(dtype=float) * factor
         ok = np.isfinite(v)
         if name == "rtt":
-            ax.plot(t[ok], v[ok], ".", markersize=2, label=str(label), **line_kwargs)
+            ax.plot(t[ok], v[ok], ".", markersize=2, label=text, **line_kwargs)
         elif name in _STEPPED:
-            ax.step(t[ok], v[ok], where="post", label=str(label), **line_kwargs)
+            ax.step(t[ok], v[ok], where="post", label=text, **line_kwargs)
         else:
-            ax.plot(t[ok], v[ok], label=str(label), **line_kwargs)
+            ax.plot(t[ok], v[ok], label=text, **line_kwargs)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.set_title(f"{result.name}: {title}")
