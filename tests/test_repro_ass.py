@@ -31,6 +31,7 @@ def test_base_scenario_validates():
     assert d["defaults"] == "ns2" and d["duration"] == "250s"
     assert tcp["recovery"] == "sack" and tcp["slow_start"]["max_ssthresh"] == 100
     assert tcp["rwnd"] >= 100_000  # ns-2's window_ raised well above 20 packets
+    assert tcp["timestamps"] is False  # ns-2's timestamps_ false: no workaround
     assert [link["delay"] for link in d["topology"]["links"]] == ["10ms"] * 3
 
 
