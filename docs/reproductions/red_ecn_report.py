@@ -500,6 +500,8 @@ def write_report(
     early: dict,
 ) -> None:
     pa = paper_arithmetic()
+    thr = summary["avg_mbps_mean"]
+    bar_spread = (thr.max() / thr.min() - 1) * 100
     n_seeds = int(summary["received_n"].min())
     parts = []
     add = parts.append
@@ -597,7 +599,7 @@ overall / 3, as in the paper. The largest possible overall goodput is
     add(
         f"![Drops, average queue and average throughput]({figures['bars']})\n\n"
         "The paper's Figs. 8-10 as ccsim sees them (the throughput axis is zoomed: all bars are "
-        "within a percent of one another).\n"
+        f"within {bar_spread:.1f} % of one another).\n"
     )
     add(
         "## The paper's claims and ccsim\n\n"
@@ -640,10 +642,10 @@ overall / 3, as in the paper. The largest possible overall goodput is
   leaves recovery with cwnd = ssthresh; ns-2 Vegas's fine-grained retransmission timer is not
   modelled (Vegas losses go through NewReno recovery, with ns-2's × ¾ window).
 - RTT samples are not quantised to the 10 ms tick (only the RTO is), and without timestamps
-  ccsim takes an RTT sample from every ACK of a segment sent once, where ns-2's `Agent/TCP`
-  times one segment per window (`rtt_seq_`): the RTO estimator, and so the timeout counts,
-  can differ from ns-2's. RED's forced-drop victim is always the arriving packet (ns-2's
-  default).
+  ccsim takes an RTT sample from every ACK that covers no retransmitted segment (Karn's rule
+  over the whole ACK), where ns-2's `Agent/TCP` times one segment per window (`rtt_seq_`):
+  the RTO estimator, and so the timeout counts, can differ from ns-2's. RED's forced-drop
+  victim is always the arriving packet (ns-2's default).
 - The receiver window is set explicitly (4,000 B): the ns2 profile's default is 20,000 bytes,
   which is ns-2's `window_ 20` only for 1,000-byte segments (here it would be 100 segments).
 - The paper's `queue-limit 20` is taken as ns-2's `limit_ 20` for both queues: DropTail then
