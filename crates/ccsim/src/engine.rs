@@ -82,7 +82,7 @@ impl EventQueue {
         let last_event = self.events.pop().expect("keys and events have one length");
         let n = self.keys.len();
         if n > 0 {
-            let hole = self.hole_to_leaf(n);
+            let hole = self.hole_down(n, None);
             self.sift_up(hole, last_key, last_event);
         }
     }
@@ -104,50 +104,16 @@ impl EventQueue {
 
     /// Puts `key` at the root (whose entry was taken) and sifts it down.
     fn sift_down_from_root(&mut self, key: u128, event: Event) {
-        let n = self.keys.len();
-        assert!(n > 0 && n <= self.events.len());
-        let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
-        let mut hole = 0;
-        // SAFETY: every index read or written is below `n`, checked against both lengths
-        // above: children `first..first + 4` only when `first + 4 <= n`, else `first..n`.
-        unsafe {
-            loop {
-                let first = ARITY * hole + 1;
-                let best = if first + ARITY <= n {
-                    let a = first + (*k.add(first + 1) < *k.add(first)) as usize;
-                    let b = first + 2 + (*k.add(first + 3) < *k.add(first + 2)) as usize;
-                    if *k.add(b) < *k.add(a) {
-                        b
-                    } else {
-                        a
-                    }
-                } else if first < n {
-                    let mut best = first;
-                    for c in first + 1..n {
-                        if *k.add(c) < *k.add(best) {
-                            best = c;
-                        }
-                    }
-                    best
-                } else {
-                    break;
-                };
-                if *k.add(best) >= key {
-                    break;
-                }
-                *k.add(hole) = *k.add(best);
-                *ev.add(hole) = *ev.add(best);
-                hole = best;
-            }
-            *k.add(hole) = key;
-            *ev.add(hole) = event;
-        }
+        let hole = self.hole_down(self.keys.len(), Some(key));
+        self.keys[hole] = key;
+        self.events[hole] = event;
     }
 
-    /// Moves the hole at the root down along the smallest children to a leaf (the first `n`
-    /// entries are the heap); returns where it ends.
+    /// Moves the hole at the root down along the smallest children (the first `n` entries are
+    /// the heap), to a leaf or, given `bound`, until no child is smaller than it; returns where
+    /// the hole ends.
     #[inline]
-    fn hole_to_leaf(&mut self, n: usize) -> usize {
+    fn hole_down(&mut self, n: usize, bound: Option<u128>) -> usize {
         assert!(n <= self.keys.len() && n <= self.events.len());
         let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
         let mut hole = 0;
@@ -177,6 +143,9 @@ impl EventQueue {
                 } else {
                     return hole;
                 };
+                if bound.is_some_and(|key| *k.add(best) >= key) {
+                    return hole;
+                }
                 *k.add(hole) = *k.add(best);
                 *ev.add(hole) = *ev.add(best);
                 hole = best;
