@@ -2,7 +2,6 @@
 the grid expands to the paper's 192 configurations, and the ranking helpers of the report do
 what the report says. Fast: nothing is simulated."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +11,7 @@ ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
 from ccsim.sweep_spec import check, resolve  # noqa: E402
+from repro_support import load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "scenarios" / "ass-chain.toml"
@@ -19,10 +19,7 @@ SWEEP = ROOT / "scenarios" / "ass-sweep.toml"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("ass_repro", ROOT / "docs/reproductions/ass.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("ass")
 
 
 def test_base_scenario_validates():

@@ -13,8 +13,9 @@ import pytest
 ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
-from ccsim.sweep_spec import check, resolve  # noqa: E402
+from ccsim.sweep_spec import resolve  # noqa: E402
 from ccsim.sweep_store import canonical_json, point_key  # noqa: E402
+from repro_support import load_script, validated_points  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCEN = ROOT / "scenarios"
@@ -30,10 +31,7 @@ LOSS = "topology.links[2].loss.p"
 
 @pytest.fixture(scope="module")
 def repro():
-    spec = importlib.util.spec_from_file_location("ndca_repro", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("ndca")
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +42,7 @@ def setup(repro):
 
 def expand(path):
     """Every point of a sweep file resolved and validated; (scenarios, points)."""
-    sw = ccsim.load_sweep(path)
-    base = sw.base_scenario()
-    points = sw.points(base)
-    good, bad = check(base, points)
-    assert bad == []
-    assert len(good) == len(points)
+    base, points = validated_points(path)
     return [resolve(base, p) for p in points], points
 
 

@@ -1,0 +1,31 @@
+"""What the reproduction tests share: loading a report script as a module, and expanding a
+sweep file into validated points."""
+
+import importlib.util
+from pathlib import Path
+
+import ccsim
+from ccsim.sweep_spec import check
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
+
+
+def load_script(name: str):
+    """`docs/reproductions/<name>.py` as a module (its folder goes on sys.path, so the
+    modules beside it import too)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_repro", SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def validated_points(path):
+    """The sweep file's base scenario and points; asserts every point resolves to a valid
+    scenario."""
+    sw = ccsim.load_sweep(path)
+    base = sw.base_scenario()
+    points = sw.points(base)
+    good, bad = check(base, points)
+    assert bad == []
+    assert len(good) == len(points)
+    return base, points
