@@ -6,20 +6,11 @@ mod common;
 
 use ccsim::results::Results;
 use ccsim::scenario::schema::SeriesName;
-use common::{bulk_flows, dumbbell, points, run_deterministic};
+use common::{points, reno_through};
 
 /// One Reno flow over 10 Mb/s, 20 ms for 30 s; the sojourn time sampled every 10 ms.
 fn one_flow(queue: &str, ecn: bool) -> Results {
-    run_deterministic(&dumbbell(
-        "linux",
-        1,
-        "10Mbps",
-        20.0,
-        queue,
-        30.0,
-        &bulk_flows(1, &format!(r#""ecn":{ecn}"#)),
-        r#""series":["sojourn"],"interval":"10ms""#,
-    ))
+    reno_through(queue, 1, ecn)
 }
 
 /// Sojourn samples (seconds) after the start-up, sorted.

@@ -4,20 +4,11 @@ mod common;
 
 use ccsim::results::Results;
 use ccsim::scenario::schema::SeriesName;
-use common::{bulk_flows, dumbbell, phased, points, run_deterministic};
+use common::{bulk_flows, dumbbell, phased, points, reno_through};
 
 /// Four Reno flows over 10 Mb/s, 20 ms for 30 s; the sojourn time sampled every 10 ms.
 fn four_flows(queue: &str, ecn: bool) -> Results {
-    run_deterministic(&dumbbell(
-        "linux",
-        4,
-        "10Mbps",
-        20.0,
-        queue,
-        30.0,
-        &bulk_flows(4, &format!(r#""ecn":{ecn}"#)),
-        r#""series":["sojourn"],"interval":"10ms""#,
-    ))
+    reno_through(queue, 4, ecn)
 }
 
 /// Mean and median sojourn (seconds) after the start-up.

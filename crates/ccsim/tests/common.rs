@@ -107,6 +107,21 @@ pub fn dumbbell(
     )
 }
 
+/// `pairs` bulk Reno flows (ECN on or off) through `queue` on a 10 Mb/s, 20 ms dumbbell for
+/// 30 s, the sojourn time sampled every 10 ms; checked for determinism (the AQM tests' run).
+pub fn reno_through(queue: &str, pairs: u32, ecn: bool) -> Results {
+    run_deterministic(&dumbbell(
+        "linux",
+        pairs,
+        "10Mbps",
+        20.0,
+        queue,
+        30.0,
+        &bulk_flows(pairs, &format!(r#""ecn":{ecn}"#)),
+        r#""series":["sojourn"],"interval":"10ms""#,
+    ))
+}
+
 /// `n` bulk TCP flows s{i} → d{i}, started 100 ms apart, with the given `tcp` settings.
 pub fn bulk_flows(n: u32, tcp: &str) -> String {
     (0..n)

@@ -89,15 +89,18 @@ fn competing_flows_through_a_byte_limited_queue_and_an_outage() {
 }
 
 #[test]
-fn ns2_profile_with_reno_and_newreno() {
-    let flows = format!(
-        "{},{}",
-        bulk_flows(1, r#""recovery":"reno""#),
-        bulk_flows(2, r#""recovery":"newreno""#)
-            .replacen("f0", "g0", 1)
-            .replacen("s0", "s1", 1)
-            .replacen("d0", "d1", 1)
-    );
+fn ns2_profile_with_each_loss_recovery() {
+    let flows = ["reno", "newreno", "sack"]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            format!(
+                r#"{{"kind":"tcp","name":"f{i}","src":"s{i}","dst":"d{i}","start":{},"tcp":{{"recovery":"{r}"}}}}"#,
+                0.1 * i as f64
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",");
     let json = dumbbell(
         "ns2",
         3,

@@ -23,6 +23,8 @@ pub(super) struct Board {
     sacked_below_rxt: u64,
     top: Vec<u64>,
     ranges: Vec<(u64, u64)>,
+    /// The parts of a SACK block not SACKed before (kept between ACKs for its allocation).
+    fresh: Vec<(u64, u64)>,
 }
 
 impl Board {
@@ -93,7 +95,7 @@ impl Sender {
     /// Marks the segments the SACK blocks cover.
     pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)]) {
         let mss = self.p.mss as u64;
-        let mut new = Vec::new();
+        let mut new = std::mem::take(&mut self.board.fresh);
         for &(a, b) in blocks {
             // Blocks are segment-aligned except at the end of a finite transfer.
             let first = a.div_ceil(mss).max(self.una);
@@ -107,6 +109,7 @@ impl Sender {
                 }
             }
         }
+        self.board.fresh = new;
     }
 
     /// Segment `s` was SACKed for the first time.
