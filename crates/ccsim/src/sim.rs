@@ -169,11 +169,6 @@ impl Simulation {
         self.events.processed()
     }
 
-    /// Events scheduled and not yet run (stale timer events included).
-    pub fn events_pending(&self) -> usize {
-        self.events.len()
-    }
-
     /// Packets in queues, on transmitters and propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.packets_held()).sum()
