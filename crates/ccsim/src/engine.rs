@@ -1,8 +1,12 @@
-//! The event queue: a 4-ary heap ordered on (time, insertion sequence).
+//! The event queue: a 4-ary heap ordered on (time, event).
 //!
-//! Events at equal times run in the order they were scheduled, which makes a run a pure
-//! function of its scenario and seed. Events are small `Copy` values; cancelling is done by
-//! the receiver ignoring stale events (each component knows which event it is waiting for).
+//! Events at equal times run in a fixed order of their kind and then their index (see
+//! [`Event::code`]), not in the order they were scheduled. A run is then a pure function of its
+//! scenario and seed even across engine changes that schedule fewer events or schedule them
+//! earlier (the cut-through of `net/link.rs` schedules an arrival when a packet enters the
+//! previous link, not when it reaches the node between). Events are small `Copy` values;
+//! cancelling is done by the receiver ignoring stale events (each component knows which event
+//! it is waiting for).
 
 use crate::time::SimTime;
 
@@ -10,44 +14,78 @@ use crate::time::SimTime;
 /// and flows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The packet at the head of a link direction's delay line (or the one on its transmitter,
-    /// once sent) reaches the far node. Transmit completions need no events (`net/link.rs`).
-    Arrive(u32),
-    /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
-    Rto(u32),
-    /// A TCP receiver's delayed-ACK timer.
-    DelAck(u32),
+    /// Periodic sampling of the time series. First at its instant: a sample is the state as
+    /// the instant begins, never half-way through its events.
+    Sample,
+    /// End of a throughput bin.
+    Bin,
     /// A flow's application starts.
     Start(u32),
     /// A flow's application stops offering new data.
     Stop(u32),
     /// A CBR source sends its next packet.
     CbrSend(u32),
-    /// Periodic sampling of the time series.
-    Sample,
-    /// End of a throughput bin.
-    Bin,
+    /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
+    Rto(u32),
+    /// A TCP receiver's delayed-ACK timer.
+    DelAck(u32),
+    /// The packet at the head of a link direction's delay line (or the one on its transmitter,
+    /// once sent) reaches the far node. Transmit completions need no events (`net/link.rs`).
+    Arrive(u32),
+}
+
+impl Event {
+    /// The event as a number whose order is the order of events at one instant: kind in the
+    /// high half (in declaration order), index in the low half.
+    #[inline]
+    pub fn code(self) -> u64 {
+        let (kind, i) = match self {
+            Event::Sample => (0, 0),
+            Event::Bin => (1, 0),
+            Event::Start(i) => (2, i),
+            Event::Stop(i) => (3, i),
+            Event::CbrSend(i) => (4, i),
+            Event::Rto(i) => (5, i),
+            Event::DelAck(i) => (6, i),
+            Event::Arrive(i) => (7, i),
+        };
+        (kind << 32) | i as u64
+    }
+
+    #[inline]
+    pub fn from_code(code: u64) -> Event {
+        let i = code as u32;
+        match code >> 32 {
+            0 => Event::Sample,
+            1 => Event::Bin,
+            2 => Event::Start(i),
+            3 => Event::Stop(i),
+            4 => Event::CbrSend(i),
+            5 => Event::Rto(i),
+            6 => Event::DelAck(i),
+            _ => Event::Arrive(i),
+        }
+    }
 }
 
 const ARITY: usize = 4;
 
-/// A 4-ary min-heap on the key `(time << 64) | seq`, keys and events in separate arrays.
+/// A 4-ary min-heap on the key `(time << 64) | event code`.
 ///
 /// Four children per node halve a binary heap's depth, and the four keys of a node share a
 /// cache line; a pop walks the hole at the root down to a leaf along the smallest children
 /// (Floyd's trick: one tournament per level, no comparison with the entry being placed) and
-/// sifts the last entry up from there. Ordering is one 128-bit comparison, as every key is
-/// distinct. See docs/performance.md for what it replaced and why.
+/// sifts the last entry up from there. Ordering is one 128-bit comparison, and the key is the
+/// whole entry: the event is decoded from it. Equal keys are the same event at the same time
+/// (a stale timer's duplicate), so which of them comes out first cannot matter. See
+/// docs/performance.md for what it replaced and why.
 ///
 /// A pop leaves its entry at the root, marked taken, because an event usually schedules
 /// another: the next `schedule` then puts its entry in the root's place and sifts it down,
 /// one pass instead of a removal and an insertion. Any other call first completes the removal.
-/// The order events come out in is the same either way: keys are distinct.
 #[derive(Default)]
 pub struct EventQueue {
     keys: Vec<u128>,
-    events: Vec<Event>,
-    seq: u64,
     popped: u64,
     root_taken: bool,
 }
@@ -57,17 +95,16 @@ fn time_of(key: u128) -> SimTime {
 }
 
 impl EventQueue {
+    #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        self.seq += 1;
-        let key = ((time.0 as u128) << 64) | self.seq as u128;
+        let key = ((time.0 as u128) << 64) | event.code() as u128;
         if self.root_taken {
             self.root_taken = false;
-            self.sift_down_from_root(key, event);
+            let hole = self.hole_down(self.keys.len(), Some(key));
+            self.keys[hole] = key;
         } else {
             self.keys.push(key);
-            self.events.push(event);
-            let i = self.keys.len() - 1;
-            self.sift_up(i, key, event);
+            self.sift_up(self.keys.len() - 1, key);
         }
     }
 
@@ -78,12 +115,11 @@ impl EventQueue {
             return;
         }
         self.root_taken = false;
-        let last_key = self.keys.pop().expect("a taken root is an entry");
-        let last_event = self.events.pop().expect("keys and events have one length");
+        let last = self.keys.pop().expect("a taken root is an entry");
         let n = self.keys.len();
         if n > 0 {
             let hole = self.hole_down(n, None);
-            self.sift_up(hole, last_key, last_event);
+            self.sift_up(hole, last);
         }
     }
 
@@ -94,19 +130,13 @@ impl EventQueue {
         self.keys.first().map(|k| time_of(*k))
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         self.settle();
         let key = *self.keys.first()?;
         self.root_taken = true;
         self.popped += 1;
-        Some((time_of(key), self.events[0]))
-    }
-
-    /// Puts `key` at the root (whose entry was taken) and sifts it down.
-    fn sift_down_from_root(&mut self, key: u128, event: Event) {
-        let hole = self.hole_down(self.keys.len(), Some(key));
-        self.keys[hole] = key;
-        self.events[hole] = event;
+        Some((time_of(key), Event::from_code(key as u64)))
     }
 
     /// Moves the hole at the root down along the smallest children (the first `n` entries are
@@ -114,11 +144,11 @@ impl EventQueue {
     /// the hole ends.
     #[inline]
     fn hole_down(&mut self, n: usize, bound: Option<u128>) -> usize {
-        assert!(n <= self.keys.len() && n <= self.events.len());
-        let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
+        assert!(n <= self.keys.len());
+        let k = self.keys.as_mut_ptr();
         let mut hole = 0;
-        // SAFETY: every index read or written is below `n`, checked against both lengths
-        // above: children `first..first + 4` only when `first + 4 <= n`, else `first..n`.
+        // SAFETY: every index read or written is below `n`, checked against the length above:
+        // children `first..first + 4` only when `first + 4 <= n`, else `first..n`.
         unsafe {
             loop {
                 let first = ARITY * hole + 1;
@@ -147,16 +177,15 @@ impl EventQueue {
                     return hole;
                 }
                 *k.add(hole) = *k.add(best);
-                *ev.add(hole) = *ev.add(best);
                 hole = best;
             }
         }
     }
 
     #[inline]
-    fn sift_up(&mut self, mut i: usize, key: u128, event: Event) {
-        assert!(i < self.keys.len() && i < self.events.len());
-        let (k, ev) = (self.keys.as_mut_ptr(), self.events.as_mut_ptr());
+    fn sift_up(&mut self, mut i: usize, key: u128) {
+        assert!(i < self.keys.len());
+        let k = self.keys.as_mut_ptr();
         // SAFETY: `i` is in bounds (checked above) and parents are smaller indices.
         unsafe {
             while i > 0 {
@@ -165,11 +194,9 @@ impl EventQueue {
                     break;
                 }
                 *k.add(i) = *k.add(parent);
-                *ev.add(i) = *ev.add(parent);
                 i = parent;
             }
             *k.add(i) = key;
-            *ev.add(i) = event;
         }
     }
 
@@ -193,47 +220,73 @@ mod tests {
     use super::*;
 
     #[test]
-    fn earliest_first_and_ties_in_insertion_order() {
+    fn earliest_first_and_ties_by_kind_then_index_whatever_the_scheduling_order() {
         let mut q = EventQueue::default();
-        q.schedule(SimTime(5), Event::Rto(1));
-        q.schedule(SimTime(3), Event::Rto(2));
+        q.schedule(SimTime(5), Event::Arrive(1));
+        q.schedule(SimTime(3), Event::Rto(9));
         q.schedule(SimTime(5), Event::Rto(3));
         q.schedule(SimTime(3), Event::Rto(4));
+        q.schedule(SimTime(5), Event::Sample);
+        q.schedule(SimTime(5), Event::Arrive(0));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (SimTime(3), Event::Rto(2)),
                 (SimTime(3), Event::Rto(4)),
-                (SimTime(5), Event::Rto(1)),
+                (SimTime(3), Event::Rto(9)),
+                (SimTime(5), Event::Sample),
                 (SimTime(5), Event::Rto(3)),
+                (SimTime(5), Event::Arrive(0)),
+                (SimTime(5), Event::Arrive(1)),
             ]
         );
-        assert_eq!(q.processed(), 4);
+        assert_eq!(q.processed(), 6);
     }
 
     #[test]
-    fn pops_in_time_then_insertion_order_under_interleaving() {
+    fn codes_round_trip_and_order_kinds_as_declared() {
+        let all = [
+            Event::Sample,
+            Event::Bin,
+            Event::Start(7),
+            Event::Stop(7),
+            Event::CbrSend(7),
+            Event::Rto(7),
+            Event::DelAck(7),
+            Event::Arrive(7),
+        ];
+        for w in all.windows(2) {
+            assert!(w[0].code() < w[1].code(), "{w:?}");
+        }
+        for e in all
+            .into_iter()
+            .chain([Event::Arrive(u32::MAX), Event::Rto(0)])
+        {
+            assert_eq!(Event::from_code(e.code()), e);
+        }
+    }
+
+    #[test]
+    fn pops_in_time_then_event_order_under_interleaving() {
         // Interleaved schedules and pops (as in a run) against a sorted reference.
         let mut q = EventQueue::default();
-        let mut reference: Vec<(u64, u64)> = vec![];
+        let mut reference: Vec<(u64, u32)> = vec![];
         let mut x: u64 = 12345;
         let mut now = 0;
-        let mut seq = 0;
         for round in 0..2000 {
             for _ in 0..(round % 5) {
                 x = x
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let t = now + (x >> 40) % 50;
-                seq += 1;
-                q.schedule(SimTime(t), Event::Start(seq as u32));
-                reference.push((t, seq));
+                let i = (x >> 20) as u32 % 1000;
+                q.schedule(SimTime(t), Event::Start(i));
+                reference.push((t, i));
             }
             if let Some((t, ev)) = q.pop() {
                 reference.sort();
-                let (rt, rs) = reference.remove(0);
-                assert_eq!((t, ev), (SimTime(rt), Event::Start(rs as u32)));
+                let (rt, ri) = reference.remove(0);
+                assert_eq!((t, ev), (SimTime(rt), Event::Start(ri)));
                 now = rt;
             }
         }
