@@ -181,7 +181,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
 
 /// Summarises a simulation at its current time (normally the end of the run).
 pub fn collect(sim: &mut Simulation) -> Results {
-    sim.settle();
+    sim.settle(false);
     let now = sim.now;
     let rows: Vec<FlowRow> = (0..sim.flows.len()).map(|i| flow_row(sim, i)).collect();
     let mut flows = Table::default();

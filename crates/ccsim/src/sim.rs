@@ -8,8 +8,8 @@
 
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
-use crate::net::link::{LinkDir, QueueWatch, Transit};
-use crate::net::routing::Routes;
+use crate::net::link::{LinkDir, QueueWatch, Transit, NOT_FED};
+use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
@@ -129,6 +129,7 @@ impl Simulation {
             for l in &mut sim.links {
                 l.use_express();
             }
+            sim.set_cut_through(true);
         }
         for i in 0..n {
             let start = sim.info[i].start;
@@ -218,11 +219,65 @@ impl Simulation {
         }
     }
 
+    /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
+    /// An express direction `d` is fed by express direction `u` if, over the paths of every
+    /// flow's packets (data and, for TCP, ACKs), every packet that enters `d` came over `u`:
+    /// none enters from another direction or starts at `d`'s near node. A direction is not
+    /// both fed and feeding (a fed one offers its packets as it pulls them in, when handing on
+    /// could no longer be decided at the feeder's offer).
+    pub fn set_cut_through(&mut self, on: bool) {
+        for l in &mut self.links {
+            l.clear_cut_through();
+        }
+        if !on {
+            return;
+        }
+        const NONE: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        const ORIGIN: u32 = u32::MAX - 2;
+        let mut upstream = vec![NONE; self.links.len()];
+        for (f, info) in self.flows.iter().zip(&self.info) {
+            let mut ends = vec![(info.src, info.dst)];
+            if matches!(f, FlowSlot::Tcp(_)) {
+                ends.push((info.dst, info.src));
+            }
+            for (src, dst) in ends {
+                let (mut node, mut prev) = (src, ORIGIN);
+                while node != dst {
+                    let l = self.routes.next_hop(node, dst);
+                    debug_assert_ne!(l, NO_ROUTE);
+                    let u = &mut upstream[l as usize];
+                    *u = if *u == NONE || *u == prev { prev } else { MANY };
+                    prev = l;
+                    node = self.links[l as usize].to;
+                }
+            }
+        }
+        for (d, &u) in upstream.iter().enumerate() {
+            if u >= ORIGIN || !self.links[d].is_express() || !self.links[u as usize].is_express() {
+                continue;
+            }
+            if self.links[u as usize].fed_by != NOT_FED || self.links[d].feeds {
+                continue;
+            }
+            self.links[d].fed_by = u;
+            self.links[u as usize].feeds = true;
+        }
+    }
+
     /// Offers a packet to the link towards its destination.
     fn forward(&mut self, node: u32, t: Transit) {
         let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
-        debug_assert_ne!(l, crate::net::routing::NO_ROUTE);
+        debug_assert_ne!(l, NO_ROUTE);
+        let link = &self.links[l as usize];
+        if link.feeds && t.dst != link.to {
+            let d = self.routes.next_hop(link.to, t.dst);
+            if self.links[d as usize].fed_by == l {
+                self.cut_through(l, d, t);
+                return;
+            }
+        }
         let now = self.now;
         let watch = watch(self.watch_queues, &mut self.rec, l);
         let link = &mut self.links[l as usize];
@@ -232,12 +287,30 @@ impl Simulation {
         self.free_drops();
     }
 
-    /// Brings every link direction up to `now` (before reading queue state).
-    pub(crate) fn settle(&mut self) {
+    /// Offers a packet to link direction `l`, which hands it on to `d` (cut-through).
+    fn cut_through(&mut self, l: u32, d: u32, t: Transit) {
+        let now = self.now;
+        if let Some(at) = self.links[l as usize].offer_through(t, now, &mut self.drops) {
+            if let Some(ev) = self.links[d as usize].push_inbound(at, t) {
+                self.events.schedule(ev, Event::Arrive(d));
+            }
+        }
+        self.free_drops();
+    }
+
+    /// Brings every link direction up to `now` (before reading queue state). With
+    /// `instant_begins`, the state is the one `now`'s arrivals find (a sample: `engine.rs`).
+    pub(crate) fn settle(&mut self, instant_begins: bool) {
         let now = self.now;
         for l in 0..self.links.len() {
             let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);
-            self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
+            self.links[l].advance(
+                &mut self.arena,
+                now,
+                instant_begins,
+                &mut self.drops,
+                watch.as_mut(),
+            );
         }
         self.free_drops();
     }
@@ -376,7 +449,7 @@ impl Simulation {
 
     /// Periodic samples of the windows, RTT estimates and queue lengths.
     fn sample(&mut self) {
-        self.settle();
+        self.settle(true);
         let now = self.now;
         for (i, f) in self.flows.iter().enumerate() {
             if let FlowSlot::Tcp(c) = f {

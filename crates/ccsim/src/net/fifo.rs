@@ -17,6 +17,30 @@ use crate::packet::PktId;
 use crate::queue::DropTail;
 use crate::rng::Rng;
 use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// What becomes of a packet on the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// It reaches the far node, which gets it from this line's arrival event.
+    Arrives,
+    /// The wire loses it.
+    Lost,
+    /// It reaches the far node but was handed on already to the next link, which owns it
+    /// from then on (cut-through); the slot stays for the transmitter's timetable.
+    Passed,
+}
+
+/// What an offer came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offered {
+    /// The queue was full.
+    Dropped,
+    /// Queued; the wire will lose it.
+    Lost,
+    /// Queued; it reaches the far node at this time.
+    Arrives(SimTime),
+}
 
 /// A packet on the line and its timetable.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +48,7 @@ struct Slot {
     pkt: PktId,
     size: u32,
     dst: u32,
-    lost: bool,
+    fate: Fate,
     enqueued: SimTime,
     start: SimTime,
     done: SimTime,
@@ -44,11 +68,17 @@ pub struct FifoLine {
     started: u64,
     tail: u64,
     waiting_bytes: u64,
-    /// Slots still on the line whose packet was lost on the wire (already freed).
-    lost: u64,
+    /// Slots on the line whose fate is `Arrives`.
+    arriving: u64,
+    /// Slots on the line whose packet it no longer holds: passed on, or lost and sent (freed).
+    gone: u64,
     busy_until: SimTime,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
+    /// Packets on their way here from the link that feeds this one (cut-through): the time
+    /// each reaches the near node, in order. They join the line when it is next touched,
+    /// offered at their own times (`net/link.rs`).
+    pub inbound: VecDeque<(SimTime, Transit)>,
 }
 
 impl FifoLine {
@@ -64,9 +94,11 @@ impl FifoLine {
             started: 0,
             tail: 0,
             waiting_bytes: 0,
-            lost: 0,
+            arriving: 0,
+            gone: 0,
             busy_until: SimTime::ZERO,
             last_sojourn: SimTime::ZERO,
+            inbound: VecDeque::new(),
         }
     }
 
@@ -93,28 +125,27 @@ impl FifoLine {
         self.waiting_bytes
     }
 
-    /// Packets queued, on the transmitter or propagating (not the lost ones: already freed).
+    /// Packets queued, on the transmitter, propagating or on their way in (not the lost ones,
+    /// already freed, nor those passed on, which the next link counts).
     pub fn packets_held(&self) -> u64 {
-        self.tail - self.head - self.lost
+        self.tail - self.head - self.gone + self.inbound.len() as u64
+    }
+
+    /// When the transmitter frees up (the last accepted packet's departure).
+    pub fn busy_until(&self) -> SimTime {
+        self.busy_until
     }
 
     /// Moves both frontiers up to `now`, in time order. Waiting time goes into the queue-length
     /// integrals when a packet starts (Little's law: ∫ queue dt = Σ waiting times); losses are
-    /// drawn and counted when a packet leaves the transmitter, and the lost ones go to `drops`.
+    /// counted when a packet leaves the transmitter, and the lost ones go to `drops`.
     #[inline(always)]
-    pub fn advance(
-        &mut self,
-        now: SimTime,
-        stats: &mut LinkStats,
-        loss: &mut LossModel,
-        rng: &mut Rng,
-        drops: &mut Vec<PktId>,
-    ) {
+    pub fn advance(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
         if self.started < self.tail && self.at(self.started).start <= now {
             self.advance_started(now, stats);
         }
         if self.sent < self.started && self.at(self.sent).done <= now {
-            self.advance_sent(now, stats, loss, rng, drops);
+            self.advance_sent(now, stats, drops);
         }
     }
 
@@ -130,27 +161,29 @@ impl FifoLine {
         }
     }
 
-    fn advance_sent(
-        &mut self,
-        now: SimTime,
-        stats: &mut LinkStats,
-        loss: &mut LossModel,
-        rng: &mut Rng,
-        drops: &mut Vec<PktId>,
-    ) {
+    fn advance_sent(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
         while self.sent < self.started && self.at(self.sent).done <= now {
-            let pos = self.sent;
-            let s = *self.at(pos);
+            let s = *self.at(self.sent);
             stats.busy += s.done - s.start;
             stats.departures += 1;
             stats.bytes_departed += s.size as u64;
-            if !matches!(loss, LossModel::None) && loss.lose(s.done, rng) {
-                self.at_mut(pos).lost = true;
+            if s.fate == Fate::Lost {
                 stats.drops_loss += 1;
                 drops.push(s.pkt);
-                self.lost += 1;
+                self.gone += 1;
             }
             self.sent += 1;
+        }
+        self.trim_head();
+    }
+
+    /// Lets slots of sent packets that will not arrive here (lost, passed on) leave the head:
+    /// a link that hands everything on has no arrival to clear its line.
+    #[inline]
+    fn trim_head(&mut self) {
+        while self.head < self.sent && self.at(self.head).fate != Fate::Arrives {
+            self.head += 1;
+            self.gone -= 1;
         }
     }
 
@@ -162,7 +195,7 @@ impl FifoLine {
             pkt: PktId(0),
             size: 0,
             dst: 0,
-            lost: false,
+            fate: Fate::Arrives,
             enqueued: SimTime::ZERO,
             start: SimTime::ZERO,
             done: SimTime::ZERO,
@@ -176,15 +209,27 @@ impl FifoLine {
         self.mask = mask;
     }
 
-    /// Offers a packet of `size` bytes that takes `tx` to serialise; returns false if it does
-    /// not fit (the caller counts and frees it). Call after `advance(now)`.
+    /// Offers a packet that takes `tx` to serialise and `delay` to propagate; if it fits, the
+    /// wire's loss is drawn for the time it will leave the transmitter. A packet that will
+    /// arrive is `pass`ed on (its slot only keeps the timetable) or left to arrive here. The
+    /// caller counts and frees a packet that did not fit. Call after `advance(now)`.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn offer(&mut self, t: Transit, tx: SimTime, now: SimTime) -> bool {
+    pub fn offer(
+        &mut self,
+        t: Transit,
+        tx: SimTime,
+        delay: SimTime,
+        now: SimTime,
+        pass: bool,
+        loss: &mut LossModel,
+        rng: &mut Rng,
+    ) -> Offered {
         let size = t.size;
         if self.len_packets() >= self.limit_packets
             || self.waiting_bytes + size as u64 > self.limit_bytes
         {
-            return false;
+            return Offered::Dropped;
         }
         if self.tail - self.head == self.slots.len() as u64 {
             self.grow();
@@ -193,18 +238,33 @@ impl FifoLine {
         let done = start + tx;
         self.busy_until = done;
         self.waiting_bytes += size as u64;
+        let lost = !matches!(loss, LossModel::None) && loss.lose(done, rng);
+        let fate = match (lost, pass) {
+            (true, _) => Fate::Lost,
+            (false, true) => Fate::Passed,
+            (false, false) => Fate::Arrives,
+        };
+        match fate {
+            Fate::Arrives => self.arriving += 1,
+            Fate::Passed => self.gone += 1,
+            Fate::Lost => {}
+        }
         let pos = self.tail;
         *self.at_mut(pos) = Slot {
             pkt: t.pkt,
             size,
             dst: t.dst,
-            lost: false,
+            fate,
             enqueued: now,
             start,
             done,
         };
         self.tail += 1;
-        true
+        if lost {
+            Offered::Lost
+        } else {
+            Offered::Arrives(done + delay)
+        }
     }
 
     /// Starts the packet just offered if the transmitter is idle (what `advance(now)` would
@@ -221,38 +281,46 @@ impl FifoLine {
         }
     }
 
-    /// When the first packet still to arrive gets there (`delay` after it leaves the
-    /// transmitter). Lost packets at the head of the line leave it first: like the general
-    /// path, which never puts them in its delay line, no arrival is scheduled for them once
-    /// their loss is known.
+    /// When the first packet still to arrive here gets there (`delay` after it leaves the
+    /// transmitter). Slots of packets that will not arrive (lost, passed on) leave the head
+    /// once sent; no arrival is scheduled for them.
     #[inline]
     pub fn next_arrival(&mut self, delay: SimTime) -> Option<SimTime> {
-        while self.lost > 0 && self.head < self.sent && self.at(self.head).lost {
-            self.head += 1;
-            self.lost -= 1;
+        self.trim_head();
+        if self.arriving == 0 {
+            return None;
         }
-        (self.head < self.tail).then(|| self.at(self.head).done + delay)
+        let mut pos = self.head;
+        while self.at(pos).fate != Fate::Arrives {
+            pos += 1;
+        }
+        Some(self.at(pos).done + delay)
     }
 
-    /// Takes the packets due at the far node by `now`; returns the one that arrives (lost
-    /// ones are dropped from the line on the way). Call after `advance(now)`.
+    /// Takes the packets due at the far node by `now`; returns the one that arrives (the
+    /// slots of others leave the line on the way). Call after `advance(now)`.
     #[inline]
     pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<Transit> {
-        while self.head < self.sent {
+        while self.head < self.tail {
             let s = *self.at(self.head);
-            if s.done + delay > now {
-                return None;
-            }
-            self.head += 1;
-            if s.lost {
-                self.lost -= 1;
-            } else {
+            if s.fate == Fate::Arrives {
+                if s.done + delay > now {
+                    return None;
+                }
+                self.head += 1;
+                self.arriving -= 1;
                 return Some(Transit {
                     pkt: s.pkt,
                     size: s.size,
                     dst: s.dst,
                 });
             }
+            // Not sent yet: neither it nor anything behind it has arrived.
+            if self.head >= self.sent {
+                return None;
+            }
+            self.head += 1;
+            self.gone -= 1;
         }
         None
     }
@@ -284,6 +352,14 @@ mod tests {
         SimTime::from_millis(x)
     }
 
+    fn tr(i: u32) -> Transit {
+        Transit {
+            pkt: PktId(i),
+            size: 1000,
+            dst: 1,
+        }
+    }
+
     #[test]
     fn timetable_frontiers_and_waiting_integral() {
         // Three 1000-byte packets at t = 0 on an 8 ms-per-packet link, 10 ms delay.
@@ -291,23 +367,32 @@ mod tests {
         let (mut stats, mut loss) = (LinkStats::default(), LossModel::None);
         let mut rng = Rng::derive(1, "t");
         let mut drops = vec![];
-        for i in 0..4 {
-            f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
-            let t = Transit {
-                pkt: PktId(i),
-                size: 1000,
-                dst: 1,
-            };
-            let ok = f.offer(t, ms(8), ms(0));
-            f.advance(ms(0), &mut stats, &mut loss, &mut rng, &mut drops);
+        let expect = [
+            Offered::Arrives(ms(18)),
+            Offered::Arrives(ms(26)),
+            Offered::Arrives(ms(34)),
+            Offered::Dropped,
+        ];
+        for (i, e) in expect.into_iter().enumerate() {
+            f.advance(ms(0), &mut stats, &mut drops);
+            let r = f.offer(
+                tr(i as u32),
+                ms(8),
+                ms(10),
+                ms(0),
+                false,
+                &mut loss,
+                &mut rng,
+            );
+            f.advance(ms(0), &mut stats, &mut drops);
             // The first starts at once; two wait; the fourth finds the queue (2) full.
-            assert_eq!(ok, i < 3, "packet {i}");
+            assert_eq!(r, e, "packet {i}");
         }
         assert_eq!((f.len_packets(), f.len_bytes()), (2, 2000));
         assert_eq!(f.next_arrival(ms(10)), Some(ms(18)));
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
-        f.advance(ms(20), &mut stats, &mut loss, &mut rng, &mut drops);
+        f.advance(ms(20), &mut stats, &mut drops);
         assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
         assert_eq!(f.arrive(ms(20), ms(10)), None);
         assert_eq!((f.len_packets(), stats.departures), (0, 2));
@@ -316,5 +401,36 @@ mod tests {
         assert_eq!(stats.len_integral_pkts, ms(24).as_nanos() as u128);
         assert_eq!(f.on_wire_since(ms(20)), Some(ms(16)));
         assert_eq!(f.packets_held(), 2);
+    }
+
+    #[test]
+    fn passed_and_lost_slots_keep_the_timetable_but_need_no_arrival() {
+        // Packet 1 of three is lost (listed), packet 0 is passed on: only packet 2 arrives
+        // here, at 8 ms × 3 + 10 ms; the lost one is counted when it leaves at 16 ms.
+        let mut f = FifoLine::new(&DropTail::packets(10));
+        let mut loss = LossModel::List {
+            packets: vec![1],
+            next: 0,
+            seen: 0,
+        };
+        let (mut stats, mut rng, mut drops) = (LinkStats::default(), Rng::derive(1, "t"), vec![]);
+        let mut offer = |f: &mut FifoLine, i, pass| {
+            f.offer(tr(i), ms(8), ms(10), ms(0), pass, &mut loss, &mut rng)
+        };
+        assert_eq!(offer(&mut f, 0, true), Offered::Arrives(ms(18)));
+        assert_eq!(offer(&mut f, 1, false), Offered::Lost);
+        assert_eq!(offer(&mut f, 2, false), Offered::Arrives(ms(34)));
+        // The passed packet belongs to the next link; the lost one is still held until sent.
+        assert_eq!(f.packets_held(), 2);
+        assert_eq!(f.next_arrival(ms(10)), Some(ms(34)));
+        f.advance(ms(16), &mut stats, &mut drops);
+        assert_eq!((drops.clone(), stats.drops_loss), (vec![PktId(1)], 1));
+        assert_eq!(f.packets_held(), 1);
+        // Nothing arrives at 18 or 26 ms; the passed and lost slots leave the head on the way.
+        assert_eq!(f.arrive(ms(26), ms(10)), None);
+        f.advance(ms(34), &mut stats, &mut drops);
+        assert_eq!(f.arrive(ms(34), ms(10)).map(|t| t.pkt), Some(PktId(2)));
+        assert_eq!((f.packets_held(), f.next_arrival(ms(10))), (0, None));
+        assert_eq!(stats.departures, 3);
     }
 }

@@ -9,8 +9,17 @@
 //! (`general.rs`), and the express one for DropTail (`fifo.rs`), which knows each packet's
 //! timetable on arrival and never dequeues. Without per-packet transmit events a hop costs one
 //! event instead of two (docs/performance.md).
+//!
+//! **Cut-through.** Where a node only relays (no endpoint sends through it) and an express
+//! direction `d` leaving it carries only packets that came in over one express direction `u`,
+//! nothing but `u` can change `d`'s queue, and in `u`'s order. So `u` hands each such packet
+//! on as it accepts it: with its time of reaching the node, into `d`'s `inbound` list, which
+//! `d` offers to its line, each at its own time, whenever it is next touched (its arrival
+//! event, or a reading of its state). The node between needs no event: a dumbbell's packet
+//! costs two events instead of three (bottleneck and access link in one). The simulation
+//! finds these pairs from the flows' paths (`sim.rs`, `plan_cut_through`).
 
-use super::fifo::FifoLine;
+use super::fifo::{FifoLine, Offered};
 use super::general::General;
 use super::loss::LossModel;
 use crate::packet::{PacketArena, PktId};
@@ -104,11 +113,18 @@ enum Path {
     Express(FifoLine),
 }
 
+/// `LinkDir::fed_by` of a direction that no other hands packets to.
+pub const NOT_FED: u32 = u32::MAX;
+
 pub struct LinkDir {
     pub from: u32,
     pub to: u32,
     pub rate: Rate,
     pub delay: SimTime,
+    /// The direction that hands this one its packets (cut-through), or `NOT_FED`.
+    pub fed_by: u32,
+    /// Whether this direction hands packets on to directions it feeds.
+    pub feeds: bool,
     arrival_event: Option<SimTime>,
     tx_time_cache: (u32, SimTime),
     path: Path,
@@ -137,6 +153,8 @@ impl LinkDir {
             to,
             rate,
             delay,
+            fed_by: NOT_FED,
+            feeds: false,
             arrival_event: None,
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
@@ -179,13 +197,26 @@ impl LinkDir {
         }
     }
 
-    /// Switches an express direction back to the general path (for tests comparing the two).
+    /// Whether the direction is on the express path (cut-through needs it).
+    pub fn is_express(&self) -> bool {
+        matches!(self.path, Path::Express(_))
+    }
+
+    /// Ends any cut-through role; call before any packet is offered.
+    pub fn clear_cut_through(&mut self) {
+        self.fed_by = NOT_FED;
+        self.feeds = false;
+    }
+
+    /// Switches an express direction back to the general path (for tests comparing the two);
+    /// it then neither feeds nor is fed.
     pub fn use_general(&mut self) {
         debug_assert_eq!(
             self.packets_held(),
             0,
             "switching paths with packets on the link"
         );
+        self.clear_cut_through();
         if let Path::Express(f) = &self.path {
             let (packets, bytes) = f.limits();
             let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
@@ -237,25 +268,76 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
+        debug_assert_eq!(
+            self.fed_by, NOT_FED,
+            "a fed direction takes only handed-on packets"
+        );
         let (path, mut w) = self.split();
         match path {
-            Path::Express(f) => offer_express(f, t, now, drops, &mut w),
+            Path::Express(f) => {
+                enqueue_express(f, t, now, false, drops, &mut w);
+                if w.arrival_event.is_some() {
+                    return None;
+                }
+                *w.arrival_event = next_arrival_express(f, &mut w);
+                *w.arrival_event
+            }
             Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
         }
     }
 
+    /// Offers a packet at `now` that is to be handed on to a direction this one feeds
+    /// (express only). Returns when it reaches the far node, unless the queue is full or
+    /// the wire loses it; from then on it belongs to the next direction (`push_inbound`).
+    #[inline]
+    pub fn offer_through(
+        &mut self,
+        t: Transit,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+    ) -> Option<SimTime> {
+        let (Path::Express(f), mut w) = self.split() else {
+            unreachable!("only express directions feed others");
+        };
+        match enqueue_express(f, t, now, true, drops, &mut w) {
+            Offered::Arrives(at) => Some(at),
+            Offered::Dropped | Offered::Lost => None,
+        }
+    }
+
+    /// Takes a packet handed on by the feeding direction, reaching this one's near node at
+    /// `at`; returns the time of an arrival event to schedule, if none is pending.
+    #[inline]
+    pub fn push_inbound(&mut self, at: SimTime, t: Transit) -> Option<SimTime> {
+        let (Path::Express(f), mut w) = self.split() else {
+            unreachable!("only express directions are fed");
+        };
+        f.inbound.push_back((at, t));
+        if w.arrival_event.is_some() {
+            return None;
+        }
+        *w.arrival_event = next_arrival_express(f, &mut w);
+        *w.arrival_event
+    }
+
     /// Replays every transmit completion due by `now`; queue changes go to `watch` at the
-    /// times they happen (general path).
+    /// times they happen (general path). Packets handed on by a feeding direction join the
+    /// queue first: those reaching it by `now`, or, with `instant_begins`, only those before
+    /// `now` (a sample at `now` runs before the instant's arrivals, `engine.rs`).
     pub fn advance(
         &mut self,
         arena: &mut PacketArena,
         now: SimTime,
+        instant_begins: bool,
         drops: &mut Vec<PktId>,
         watch: Option<&mut QueueWatch>,
     ) {
         let (path, mut w) = self.split();
         match path {
-            Path::Express(f) => f.advance(now, w.stats, w.loss, w.rng, drops),
+            Path::Express(f) => {
+                pull_inbound(f, now, instant_begins, drops, &mut w);
+                f.advance(now, w.stats, drops);
+            }
             Path::General(g) => g.advance(arena, now, drops, &mut w, watch),
         }
     }
@@ -275,9 +357,10 @@ impl LinkDir {
         let (path, mut w) = self.split();
         match path {
             Path::Express(f) => {
-                f.advance(now, w.stats, w.loss, w.rng, drops);
+                pull_inbound(f, now, false, drops, &mut w);
+                f.advance(now, w.stats, drops);
                 let p = f.arrive(now, w.delay);
-                *w.arrival_event = f.next_arrival(w.delay);
+                *w.arrival_event = next_arrival_express(f, &mut w);
                 (p, *w.arrival_event)
             }
             Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
@@ -318,33 +401,64 @@ impl LinkDir {
     }
 }
 
-/// `offer` on the express path.
+/// Offers a packet to the express line at `now`: brings the line up to `now`, counts the
+/// arrival, and queues the packet (to arrive here, or to be `pass`ed on) or drops it.
 #[inline]
-fn offer_express(
+fn enqueue_express(
     f: &mut FifoLine,
     t: Transit,
     now: SimTime,
+    pass: bool,
     drops: &mut Vec<PktId>,
     w: &mut Wire,
-) -> Option<SimTime> {
+) -> Offered {
     let tx = w.tx_time(t.size);
-    f.advance(now, w.stats, w.loss, w.rng, drops);
+    f.advance(now, w.stats, drops);
     w.stats.arrivals += 1;
-    if !f.offer(t, tx, now) {
+    let r = f.offer(t, tx, w.delay, now, pass, w.loss, w.rng);
+    if r == Offered::Dropped {
         w.stats.drops_overflow += 1;
         drops.push(t.pkt);
-        return None;
+        return r;
     }
     // As on the general path, the queue length seen includes the arriving packet, even when
     // it starts at once.
     w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets());
     w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes());
     f.start_if_idle(now);
-    if w.arrival_event.is_some() {
-        return None;
+    r
+}
+
+/// Offers the packets handed on from the feeding direction that reach this one by `upto`
+/// (before it, if `exclusive`), each at its own time: the queue sees them exactly as if
+/// each had been forwarded by an event at that time.
+#[inline]
+fn pull_inbound(
+    f: &mut FifoLine,
+    upto: SimTime,
+    exclusive: bool,
+    drops: &mut Vec<PktId>,
+    w: &mut Wire,
+) {
+    while let Some(&(at, t)) = f.inbound.front() {
+        if at > upto || (exclusive && at == upto) {
+            break;
+        }
+        f.inbound.pop_front();
+        enqueue_express(f, t, at, false, drops, w);
     }
-    *w.arrival_event = f.next_arrival(w.delay);
-    *w.arrival_event
+}
+
+/// The next arrival at the far node: the first packet on the line that will arrive, or else
+/// the first one on its way in, if it is not dropped (if it is, the event finds nothing and
+/// looks again). Packets come in in order and nothing else joins the queue, so no later one
+/// can arrive earlier.
+#[inline]
+fn next_arrival_express(f: &mut FifoLine, w: &mut Wire) -> Option<SimTime> {
+    f.next_arrival(w.delay).or_else(|| {
+        let &(at, t) = f.inbound.front()?;
+        Some(at.max(f.busy_until()) + w.tx_time(t.size) + w.delay)
+    })
 }
 
 #[cfg(test)]
