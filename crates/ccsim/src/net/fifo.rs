@@ -4,12 +4,25 @@
 //! A DropTail queue serves packets in arrival order at the link rate, so a packet's whole
 //! journey is known when it is accepted: it starts when the transmitter frees up
 //! (`max(now, busy_until)`), is on the wire for its serialisation time, and arrives one
-//! propagation delay later. The link then needs no dequeue at all: two frontiers walk the line
-//! as time passes — *started* (the packet left the queue for the transmitter) and *sent* (it
-//! left the transmitter; the loss model is applied then, in FIFO order and at that time, as on
-//! the general path) — and the head of the line is the next arrival. Results are identical to
-//! the general path (`net/link.rs`, checked by `tests/express_path.rs`); a hop costs a handful
-//! of integer operations instead of a queue discipline's enqueue and dequeue.
+//! propagation delay later. The link then needs no dequeue at all: one frontier walks the line
+//! as time passes — *started* (the packet left the queue for the transmitter), which is what
+//! the queue length and the drop decision need — and the head of the line is the next arrival.
+//!
+//! Everything else a link reports is a sum over packets whose share is known on acceptance
+//! (departures, bytes, busy time, waiting time for the queue-length integral: Little's law,
+//! ∫ queue dt = Σ waiting times). The line adds each packet's share then, and a reading at
+//! `now` takes back the shares of the packets not yet sent, which are the last few on the line
+//! (`stats_at`). Readings are rare (samples, the end of a run); acceptances are not.
+//!
+//! Whether the wire loses a packet is drawn when it is accepted, for the time it will leave
+//! the transmitter: the loss model sees the same packets in the same order with the same
+//! times as the general path's draw at departure, and knowing the packet's fate early is what
+//! lets a link hand it on before it arrives (cut-through, `net/link.rs`). The loss is counted,
+//! and the packet freed, when it leaves the transmitter.
+//!
+//! Results are identical to the general path (`net/link.rs`, checked by
+//! `tests/express_path.rs`); a hop costs a handful of integer operations instead of a queue
+//! discipline's enqueue and dequeue.
 
 use super::link::{LinkStats, Transit};
 use super::loss::LossModel;
@@ -54,25 +67,36 @@ struct Slot {
     done: SimTime,
 }
 
-/// The line is a ring of slots addressed by absolute positions: `head ≤ sent ≤ started ≤
-/// tail` (positions before `started` have started transmission, before `sent` have left the
-/// transmitter), so that moving a frontier or taking the head is one increment, and a slot is
-/// `slots[position & mask]`.
+/// Sums over every packet accepted so far, as if all had been sent (see the module notes).
+#[derive(Clone, Copy, Debug, Default)]
+struct Accepted {
+    bytes: u64,
+    busy: SimTime,
+    /// Σ waiting time, packet·ns and byte·ns.
+    wait_pkts: u128,
+    wait_bytes: u128,
+}
+
+/// The line is a ring of slots addressed by absolute positions: `head ≤ started ≤ tail`
+/// (positions before `started` have started transmission; `tail` is the number of packets
+/// ever accepted), so that moving the frontier or taking the head is one increment, and a slot
+/// is `slots[position & mask]`. Every slot whose packet has not left the transmitter is on the
+/// line: the head only passes a slot once its packet is sent.
 pub struct FifoLine {
     limit_packets: u32,
     limit_bytes: u64,
     slots: Vec<Slot>,
     mask: u64,
     head: u64,
-    sent: u64,
     started: u64,
     tail: u64,
     waiting_bytes: u64,
     /// Slots on the line whose fate is `Arrives`.
     arriving: u64,
-    /// Slots on the line whose packet it no longer holds: passed on, or lost and sent (freed).
-    gone: u64,
+    /// Packets the wire will lose, with the time they leave the transmitter, in order.
+    lost: VecDeque<(SimTime, PktId)>,
     busy_until: SimTime,
+    accepted: Accepted,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
     /// Packets on their way here from the link that feeds this one (cut-through): the time
@@ -90,13 +114,13 @@ impl FifoLine {
             slots: Vec::new(),
             mask: 0,
             head: 0,
-            sent: 0,
             started: 0,
             tail: 0,
             waiting_bytes: 0,
             arriving: 0,
-            gone: 0,
+            lost: VecDeque::new(),
             busy_until: SimTime::ZERO,
+            accepted: Accepted::default(),
             last_sojourn: SimTime::ZERO,
             inbound: VecDeque::new(),
         }
@@ -125,10 +149,10 @@ impl FifoLine {
         self.waiting_bytes
     }
 
-    /// Packets queued, on the transmitter, propagating or on their way in (not the lost ones,
-    /// already freed, nor those passed on, which the next link counts).
+    /// Packets queued, on the transmitter, propagating or on their way in (not the lost ones
+    /// once sent, already freed, nor those passed on, which the next link counts).
     pub fn packets_held(&self) -> u64 {
-        self.tail - self.head - self.gone + self.inbound.len() as u64
+        self.arriving + self.lost.len() as u64 + self.inbound.len() as u64
     }
 
     /// When the transmitter frees up (the last accepted packet's departure).
@@ -136,54 +160,37 @@ impl FifoLine {
         self.busy_until
     }
 
-    /// Moves both frontiers up to `now`, in time order. Waiting time goes into the queue-length
-    /// integrals when a packet starts (Little's law: ∫ queue dt = Σ waiting times); losses are
-    /// counted when a packet leaves the transmitter, and the lost ones go to `drops`.
+    /// Moves the started frontier up to `now`; the packets the wire loses by `now` are counted
+    /// and go to `drops`, and slots of sent packets that will not arrive here (lost, passed
+    /// on) leave the head.
     #[inline(always)]
     pub fn advance(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
-        if self.started < self.tail && self.at(self.started).start <= now {
-            self.advance_started(now, stats);
-        }
-        if self.sent < self.started && self.at(self.sent).done <= now {
-            self.advance_sent(now, stats, drops);
-        }
-    }
-
-    fn advance_started(&mut self, now: SimTime, stats: &mut LinkStats) {
         while self.started < self.tail && self.at(self.started).start <= now {
             let s = *self.at(self.started);
-            let wait = (s.start - s.enqueued).as_nanos() as u128;
-            stats.len_integral_pkts += wait;
-            stats.len_integral_bytes += wait * s.size as u128;
             self.waiting_bytes -= s.size as u64;
             self.last_sojourn = s.start - s.enqueued;
             self.started += 1;
         }
-    }
-
-    fn advance_sent(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
-        while self.sent < self.started && self.at(self.sent).done <= now {
-            let s = *self.at(self.sent);
-            stats.busy += s.done - s.start;
-            stats.departures += 1;
-            stats.bytes_departed += s.size as u64;
-            if s.fate == Fate::Lost {
-                stats.drops_loss += 1;
-                drops.push(s.pkt);
-                self.gone += 1;
-            }
-            self.sent += 1;
+        if self.lost.front().is_some_and(|&(t, _)| t <= now) {
+            self.count_losses(now, stats, drops);
         }
-        self.trim_head();
+        while self.head < self.started {
+            let s = self.at(self.head);
+            if s.fate == Fate::Arrives || s.done > now {
+                break;
+            }
+            self.head += 1;
+        }
     }
 
-    /// Lets slots of sent packets that will not arrive here (lost, passed on) leave the head:
-    /// a link that hands everything on has no arrival to clear its line.
-    #[inline]
-    fn trim_head(&mut self) {
-        while self.head < self.sent && self.at(self.head).fate != Fate::Arrives {
-            self.head += 1;
-            self.gone -= 1;
+    fn count_losses(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
+        while let Some(&(t, p)) = self.lost.front() {
+            if t > now {
+                break;
+            }
+            self.lost.pop_front();
+            stats.drops_loss += 1;
+            drops.push(p);
         }
     }
 
@@ -238,17 +245,24 @@ impl FifoLine {
         let done = start + tx;
         self.busy_until = done;
         self.waiting_bytes += size as u64;
+        let wait = (start - now).as_nanos() as u128;
+        let a = &mut self.accepted;
+        a.bytes += size as u64;
+        a.busy += tx;
+        a.wait_pkts += wait;
+        a.wait_bytes += wait * size as u128;
         let lost = !matches!(loss, LossModel::None) && loss.lose(done, rng);
         let fate = match (lost, pass) {
-            (true, _) => Fate::Lost,
+            (true, _) => {
+                self.lost.push_back((done, t.pkt));
+                Fate::Lost
+            }
             (false, true) => Fate::Passed,
-            (false, false) => Fate::Arrives,
+            (false, false) => {
+                self.arriving += 1;
+                Fate::Arrives
+            }
         };
-        match fate {
-            Fate::Arrives => self.arriving += 1,
-            Fate::Passed => self.gone += 1,
-            Fate::Lost => {}
-        }
         let pos = self.tail;
         *self.at_mut(pos) = Slot {
             pkt: t.pkt,
@@ -282,11 +296,9 @@ impl FifoLine {
     }
 
     /// When the first packet still to arrive here gets there (`delay` after it leaves the
-    /// transmitter). Slots of packets that will not arrive (lost, passed on) leave the head
-    /// once sent; no arrival is scheduled for them.
+    /// transmitter); none is scheduled for packets that will not (lost, passed on).
     #[inline]
-    pub fn next_arrival(&mut self, delay: SimTime) -> Option<SimTime> {
-        self.trim_head();
+    pub fn next_arrival(&self, delay: SimTime) -> Option<SimTime> {
         if self.arriving == 0 {
             return None;
         }
@@ -297,8 +309,8 @@ impl FifoLine {
         Some(self.at(pos).done + delay)
     }
 
-    /// Takes the packets due at the far node by `now`; returns the one that arrives (the
-    /// slots of others leave the line on the way). Call after `advance(now)`.
+    /// Takes the packet due at the far node by `now`, if any (slots of sent packets that do
+    /// not arrive here leave the line on the way). Call after `advance(now)`.
     #[inline]
     pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<Transit> {
         while self.head < self.tail {
@@ -316,20 +328,48 @@ impl FifoLine {
                 });
             }
             // Not sent yet: neither it nor anything behind it has arrived.
-            if self.head >= self.sent {
+            if s.done > now {
                 return None;
             }
             self.head += 1;
-            self.gone -= 1;
         }
         None
     }
 
-    /// When the packet on the transmitter at `now` started, if one is.
+    /// When the packet on the transmitter at `now` started, if one is. Call after
+    /// `advance(now)`.
     pub fn on_wire_since(&self, now: SimTime) -> Option<SimTime> {
-        (self.sent < self.started)
-            .then(|| self.at(self.sent).start)
-            .filter(|&s| s <= now)
+        (self.started > self.head)
+            .then(|| self.at(self.started - 1))
+            .filter(|s| s.done > now)
+            .map(|s| s.start)
+    }
+
+    /// The link's counters of departures, bytes, busy time and waiting time as of `now`: the
+    /// accepted sums less the shares of packets not yet sent, the last ones on the line. Call
+    /// after `advance(now)`.
+    pub fn stats_at(&self, now: SimTime, stats: &mut LinkStats) {
+        let mut pending = Accepted::default();
+        let mut n = 0;
+        let mut pos = self.tail;
+        while pos > self.head && self.at(pos - 1).done > now {
+            pos -= 1;
+            let s = self.at(pos);
+            n += 1;
+            pending.bytes += s.size as u64;
+            pending.busy += s.done - s.start;
+            if s.start > now {
+                let wait = (s.start - s.enqueued).as_nanos() as u128;
+                pending.wait_pkts += wait;
+                pending.wait_bytes += wait * s.size as u128;
+            }
+        }
+        let a = &self.accepted;
+        stats.departures = self.tail - n;
+        stats.bytes_departed = a.bytes - pending.bytes;
+        stats.busy = a.busy - pending.busy;
+        stats.len_integral_pkts = a.wait_pkts - pending.wait_pkts;
+        stats.len_integral_bytes = a.wait_bytes - pending.wait_bytes;
     }
 
     /// Waiting time of the packets still queued at `now`, for the queue-length integrals.
@@ -393,6 +433,7 @@ mod tests {
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
         f.advance(ms(20), &mut stats, &mut drops);
+        f.stats_at(ms(20), &mut stats);
         assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
         assert_eq!(f.arrive(ms(20), ms(10)), None);
         assert_eq!((f.len_packets(), stats.departures), (0, 2));
@@ -426,11 +467,16 @@ mod tests {
         f.advance(ms(16), &mut stats, &mut drops);
         assert_eq!((drops.clone(), stats.drops_loss), (vec![PktId(1)], 1));
         assert_eq!(f.packets_held(), 1);
+        // Read at 20 ms, the last packet (on the wire 16–24 ms) has not departed yet.
+        f.advance(ms(20), &mut stats, &mut drops);
+        f.stats_at(ms(20), &mut stats);
+        assert_eq!((stats.departures, stats.busy), (2, ms(16)));
         // Nothing arrives at 18 or 26 ms; the passed and lost slots leave the head on the way.
         assert_eq!(f.arrive(ms(26), ms(10)), None);
         f.advance(ms(34), &mut stats, &mut drops);
         assert_eq!(f.arrive(ms(34), ms(10)).map(|t| t.pkt), Some(PktId(2)));
         assert_eq!((f.packets_held(), f.next_arrival(ms(10))), (0, None));
-        assert_eq!(stats.departures, 3);
+        f.stats_at(ms(34), &mut stats);
+        assert_eq!((stats.departures, stats.bytes_departed), (3, 3000));
     }
 }

@@ -320,8 +320,9 @@ impl LinkDir {
         *w.arrival_event
     }
 
-    /// Replays every transmit completion due by `now`; queue changes go to `watch` at the
-    /// times they happen (general path). Packets handed on by a feeding direction join the
+    /// Replays every transmit completion due by `now` and brings the counters up to it (call
+    /// before reading them); queue changes go to `watch` at the times they happen (general
+    /// path). Packets handed on by a feeding direction join the
     /// queue first: those reaching it by `now`, or, with `instant_begins`, only those before
     /// `now` (a sample at `now` runs before the instant's arrivals, `engine.rs`).
     pub fn advance(
@@ -337,6 +338,7 @@ impl LinkDir {
             Path::Express(f) => {
                 pull_inbound(f, now, instant_begins, drops, &mut w);
                 f.advance(now, w.stats, drops);
+                f.stats_at(now, w.stats);
             }
             Path::General(g) => g.advance(arena, now, drops, &mut w, watch),
         }
@@ -518,6 +520,7 @@ mod tests {
             (Some(tr(p[2], &arena)), None)
         );
         // Queue: 2 waiting over [0, 8 ms), 1 over [8, 16 ms): 24 packet·ms over 34 ms.
+        l.advance(&mut arena, ms(34), false, &mut drops, None);
         let (avg, _) = l.averages(ms(34));
         assert!((avg - 24.0 / 34.0).abs() < 1e-12, "{avg}");
         assert_eq!(l.stats.departures, 3);
