@@ -107,6 +107,9 @@ impl Wire<'_> {
     }
 }
 
+// Every direction holds one path and most are express: boxing the express line would add a
+// pointer chase to every hop to save memory on the few general ones.
+#[allow(clippy::large_enum_variant)]
 enum Path {
     /// Boxed: only directions with an AQM (or traced queue changes) use it, and it is large.
     General(Box<General>),
