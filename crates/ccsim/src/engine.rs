@@ -108,12 +108,15 @@ impl EventQueue {
         }
     }
 
-    /// Completes the removal of a popped root.
-    #[inline]
+    /// Completes the removal of a popped root, if one is pending.
+    #[inline(always)]
     fn settle(&mut self) {
-        if !self.root_taken {
-            return;
+        if self.root_taken {
+            self.remove_root();
         }
+    }
+
+    fn remove_root(&mut self) {
         self.root_taken = false;
         let last = self.keys.pop().expect("a taken root is an entry");
         let n = self.keys.len();
@@ -123,17 +126,14 @@ impl EventQueue {
         }
     }
 
-    /// Time of the next event, if any.
+    /// Takes the next event if it happens by `t`.
     #[inline]
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.settle();
-        self.keys.first().map(|k| time_of(*k))
-    }
-
-    #[inline]
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+    pub fn pop_until(&mut self, t: SimTime) -> Option<(SimTime, Event)> {
         self.settle();
         let key = *self.keys.first()?;
+        if time_of(key) > t {
+            return None;
+        }
         self.root_taken = true;
         self.popped += 1;
         Some((time_of(key), Event::from_code(key as u64)))
@@ -228,7 +228,7 @@ mod tests {
         q.schedule(SimTime(3), Event::Rto(4));
         q.schedule(SimTime(5), Event::Sample);
         q.schedule(SimTime(5), Event::Arrive(0));
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX))).collect();
         assert_eq!(
             order,
             vec![
@@ -283,7 +283,7 @@ mod tests {
                 q.schedule(SimTime(t), Event::Start(i));
                 reference.push((t, i));
             }
-            if let Some((t, ev)) = q.pop() {
+            if let Some((t, ev)) = q.pop_until(SimTime(now + 1000)) {
                 reference.sort();
                 let (rt, ri) = reference.remove(0);
                 assert_eq!((t, ev), (SimTime(rt), Event::Start(ri)));

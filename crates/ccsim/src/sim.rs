@@ -151,11 +151,7 @@ impl Simulation {
     /// Runs every event up to and including time `t` (capped at the end of the run).
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
-        while let Some(te) = self.events.peek_time() {
-            if te > t {
-                break;
-            }
-            let (time, ev) = self.events.pop().expect("peeked");
+        while let Some((time, ev)) = self.events.pop_until(t) {
             self.now = time;
             self.handle(ev);
         }
