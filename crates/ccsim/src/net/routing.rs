@@ -20,8 +20,9 @@ pub const NO_ROUTE: u32 = u32::MAX;
 enum Dest {
     /// A core node: its column in the table.
     Core(u32),
-    /// A leaf hanging off core node `router` by link direction `last` (router → leaf).
-    Leaf { router: u32, last: u32 },
+    /// A leaf hanging off core node `router` (whose column is `col`) by link direction `last`
+    /// (router → leaf).
+    Leaf { router: u32, col: u32, last: u32 },
 }
 
 pub struct Routes {
@@ -53,11 +54,26 @@ impl Routes {
             // A leaf whose neighbour is itself a leaf (two nodes joined by one link) stays core.
             match neighbour(v) {
                 Some((router, last)) if neighbour(router as usize).is_none() => {
-                    dest.push(Dest::Leaf { router, last })
+                    // The column is filled in below, once every core node has one.
+                    dest.push(Dest::Leaf {
+                        router,
+                        col: NO_ROUTE,
+                        last,
+                    })
                 }
                 _ => {
                     dest.push(Dest::Core(cores.len() as u32));
                     cores.push(v);
+                }
+            }
+        }
+        for v in 0..n_nodes {
+            if let Dest::Leaf { router, .. } = dest[v] {
+                let Dest::Core(c) = dest[router as usize] else {
+                    unreachable!("a leaf's router is a core node")
+                };
+                if let Dest::Leaf { col, .. } = &mut dest[v] {
+                    *col = c;
                 }
             }
         }
@@ -94,16 +110,13 @@ impl Routes {
     pub fn next_hop(&self, node: u32, dst: u32) -> u32 {
         match self.dest[dst as usize] {
             Dest::Core(c) => self.next[c as usize * self.n + node as usize],
-            Dest::Leaf { router, last } => {
+            Dest::Leaf { router, col, last } => {
                 if node == router {
                     last
                 } else if node == dst {
                     NO_ROUTE
                 } else {
-                    let Dest::Core(c) = self.dest[router as usize] else {
-                        unreachable!("a leaf's router is a core node")
-                    };
-                    self.next[c as usize * self.n + node as usize]
+                    self.next[col as usize * self.n + node as usize]
                 }
             }
         }
