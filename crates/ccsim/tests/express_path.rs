@@ -133,3 +133,36 @@ fn ns2_profile_with_each_loss_recovery() {
     );
     assert_same(&json);
 }
+
+#[test]
+fn a_fed_link_that_is_the_bottleneck_drops_and_loses() {
+    // n0 -> n1 -> n2: the second hop, fed only by the first, is the slow one with a short
+    // queue and wire loss, so handed-on packets overflow it and are lost on it; a CBR flow
+    // and a TCP flow in the other direction share the paths.
+    let json = r#"{"name":"t","duration":20,"seed":3,"defaults":"linux",
+        "topology":{"kind":"chain","links":[
+            {"rate":"100Mbps","delay":"2ms"},
+            {"rate":"10Mbps","delay":"10ms","queue":{"kind":"droptail","limit":15},
+             "loss":{"kind":"bernoulli","p":0.01}}]},
+        "flows":[
+            {"kind":"tcp","name":"a","src":"n0","dst":"n2","tcp":{"cc":"cubic","recovery":"sack"}},
+            {"kind":"tcp","name":"b","src":"n0","dst":"n2","start":0.5},
+            {"kind":"tcp","name":"back","src":"n2","dst":"n0","start":1},
+            {"kind":"cbr","name":"u","src":"n0","dst":"n2","rate":"2Mbps","packet_size":500,"start":2}],
+        "trace":{"series":["cwnd","queue","queue_bytes","sojourn"],"interval":"7ms"}}"#;
+    assert_same(json);
+    // The direction n1 -> n2 is fed, overflows and loses.
+    let mut sim = ccsim::scenario::load(json).unwrap();
+    let names = sim.node_names.clone();
+    let d = sim
+        .links
+        .iter()
+        .position(|l| names[l.from as usize] == "n1" && names[l.to as usize] == "n2")
+        .unwrap();
+    assert_ne!(sim.links[d].fed_by, ccsim::net::link::NOT_FED);
+    let r = ccsim::results::collect(&mut {
+        sim.run();
+        sim
+    });
+    assert!(r.queues.u64s("drops_overflow")[d] > 0 && r.queues.u64s("drops_loss")[d] > 0);
+}
