@@ -27,13 +27,23 @@ impl SimTime {
     pub const fn from_secs(s: u64) -> Self {
         SimTime(s * 1_000_000_000)
     }
-    /// Rounds to the nearest nanosecond; negative and NaN inputs clamp to zero.
+    /// Rounds to the nearest nanosecond (halves away from zero, as `f64::round`); negative and
+    /// NaN inputs clamp to zero, and values past `u64::MAX` ns saturate.
+    #[inline]
     pub fn from_secs_f64(s: f64) -> Self {
         if s.is_nan() || s <= 0.0 {
-            SimTime(0)
-        } else {
-            SimTime((s * 1e9).round().min(u64::MAX as f64) as u64)
+            return SimTime(0);
         }
+        // `f64::round` is a libm call on baseline x86-64 (no SSE4.1), and this runs on every
+        // RTT sample. The cast truncates (saturating), and `x - trunc(x)` is exact for x >= 0
+        // (Sterbenz), so comparing it with one half rounds exactly as `round` does.
+        let x = s * 1e9;
+        let t = x as u64;
+        SimTime(if x - t as f64 >= 0.5 {
+            t.saturating_add(1)
+        } else {
+            t
+        })
     }
     pub const fn as_nanos(self) -> u64 {
         self.0
@@ -107,6 +117,37 @@ mod tests {
     fn tx_time_rounds_up() {
         // 1 byte at 3 bit/s = 8/3 s = 2.666..e9 ns -> rounds up
         assert_eq!(Rate(3).tx_time(1).0, 2_666_666_667);
+    }
+
+    #[test]
+    fn secs_round_to_the_nearest_nanosecond_as_f64_round_does() {
+        let cases = [
+            0.5e-9,
+            1.5e-9,
+            2.5e-9,
+            0.49999999999999994e-9,
+            1e-9 * 4503599627370495.5,
+            0.1,
+            123.456789012345,
+            1e-12,
+            3e9,
+            1e300,
+            f64::INFINITY,
+        ];
+        // And a spread of magnitudes from picoseconds to years, with fractions near one half.
+        let mut x: u64 = 7;
+        let spread = (0..20_000).map(|i| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let m = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let half = (i % 3 == 0) as u8 as f64 * 0.5;
+            (m * 10f64.powi(i % 12) + half) * 1e-9
+        });
+        for s in cases.into_iter().chain(spread) {
+            let want = ((s * 1e9).round().min(u64::MAX as f64)) as u64;
+            assert_eq!(SimTime::from_secs_f64(s).0, want, "{s:e}");
+        }
     }
 
     #[test]

@@ -241,7 +241,7 @@ impl Sender {
     pub(super) fn sack_send(&mut self, io: &mut Io) {
         let scan = self.scan();
         let mut pipe = scan.pipe;
-        let cwnd = self.st.cwnd.floor() as u64;
+        let cwnd = self.st.cwnd as u64; // truncation: floor of a non-negative window
         while cwnd > pipe {
             let Some((seg, rescue)) = self.next_seg(&scan) else {
                 break;

@@ -267,7 +267,8 @@ impl Sender {
 
     /// Segments the window allows outstanding (`nxt - una`), outside SACK recovery.
     fn window(&self) -> u64 {
-        let mut w = self.st.cwnd.min(self.st.rwnd).floor().max(1.0) as u64;
+        // `as` truncates, which is `floor` for the non-negative window (and avoids its libm call).
+        let mut w = self.st.cwnd.min(self.st.rwnd).max(1.0) as u64;
         if self.p.limited_transmit
             && self.st.ca_state == CaState::Open
             && (1..=2).contains(&self.dupacks)
@@ -323,11 +324,12 @@ impl Sender {
         if !self.p.cwnd_limited {
             return true;
         }
-        let used = self.max_flight as f64;
         if self.st.in_slow_start() {
-            self.st.cwnd < 2.0 * used
+            self.st.cwnd < 2.0 * self.max_flight as f64
         } else {
-            used >= self.st.cwnd.floor()
+            // Whole segments against the window's whole part (`as` truncates: floor for a
+            // non-negative window, without a libm call).
+            self.max_flight >= self.st.cwnd as u64
         }
     }
 
