@@ -148,6 +148,18 @@ impl PacketArena {
             PktId(self.slots.len() as u32 - 1)
         }
     }
+    /// Allocates a copy of `p` (copied once, straight into its slot).
+    #[inline]
+    pub fn alloc_copy(&mut self, p: &Packet) -> PktId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize].clone_from(p);
+            PktId(i)
+        } else {
+            self.slots.push(p.clone());
+            PktId(self.slots.len() as u32 - 1)
+        }
+    }
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;
         self.free.push(id.0);

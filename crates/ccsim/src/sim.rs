@@ -332,12 +332,19 @@ impl Simulation {
     /// Sends what an endpoint at `node` put in `out`.
     fn flush(&mut self, node: u32) {
         let mut out = std::mem::take(&mut self.out);
-        for p in out.drain(..) {
+        for p in &out {
             self.counters.injected += 1;
-            let (size, dst) = (p.size, p.dst);
-            let pkt = self.arena.alloc(p);
-            self.forward(node, Transit { pkt, size, dst });
+            let pkt = self.arena.alloc_copy(p);
+            self.forward(
+                node,
+                Transit {
+                    pkt,
+                    size: p.size,
+                    dst: p.dst,
+                },
+            );
         }
+        out.clear();
         self.out = out;
     }
 

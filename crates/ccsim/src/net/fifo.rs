@@ -219,7 +219,8 @@ impl FifoLine {
     /// Offers a packet that takes `tx` to serialise and `delay` to propagate; if it fits, the
     /// wire's loss is drawn for the time it will leave the transmitter. A packet that will
     /// arrive is `pass`ed on (its slot only keeps the timetable) or left to arrive here. The
-    /// caller counts and frees a packet that did not fit. Call after `advance(now)`.
+    /// caller counts and frees a packet that did not fit. Call after `advance(now)`. A packet
+    /// that finds the transmitter idle starts at once.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn offer(
@@ -244,7 +245,12 @@ impl FifoLine {
         let start = now.max(self.busy_until);
         let done = start + tx;
         self.busy_until = done;
-        self.waiting_bytes += size as u64;
+        // An idle transmitter (every earlier packet has started: `advance(now)`) takes the
+        // packet at once; otherwise it waits.
+        let idle = start == now;
+        if !idle {
+            self.waiting_bytes += size as u64;
+        }
         let wait = (start - now).as_nanos() as u128;
         let a = &mut self.accepted;
         a.bytes += size as u64;
@@ -274,24 +280,14 @@ impl FifoLine {
             done,
         };
         self.tail += 1;
+        if idle {
+            self.started = self.tail;
+            self.last_sojourn = SimTime::ZERO;
+        }
         if lost {
             Offered::Lost
         } else {
             Offered::Arrives(done + delay)
-        }
-    }
-
-    /// Starts the packet just offered if the transmitter is idle (what `advance(now)` would
-    /// do, without its loops: every earlier packet has started already).
-    #[inline]
-    pub fn start_if_idle(&mut self, now: SimTime) {
-        if self.started + 1 == self.tail {
-            let s = *self.at(self.started);
-            if s.start <= now {
-                self.waiting_bytes -= s.size as u64;
-                self.last_sojourn = SimTime::ZERO;
-                self.started += 1;
-            }
         }
     }
 

@@ -427,10 +427,9 @@ fn enqueue_express(
         return r;
     }
     // As on the general path, the queue length seen includes the arriving packet, even when
-    // it starts at once.
-    w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets());
-    w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes());
-    f.start_if_idle(now);
+    // it started at once (then the queue holds nothing else).
+    w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets().max(1));
+    w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes().max(t.size as u64));
     r
 }
 
