@@ -131,6 +131,7 @@ impl Simulation {
             }
             sim.set_cut_through(true);
         }
+        sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -259,6 +260,30 @@ impl Simulation {
             self.links[d].fed_by = u;
             self.links[u as usize].feeds = true;
         }
+    }
+
+    /// The longest round trip of any flow, each link counted with its delay, a 1500-byte
+    /// packet's serialisation and, for a DropTail queue, a full queue of them: how far ahead
+    /// the events of a run are scheduled, which sizes the event wheel (`engine/`).
+    fn longest_round_trip(&self) -> SimTime {
+        let mut longest = SimTime::ZERO;
+        for info in &self.info {
+            let mut rtt = SimTime::ZERO;
+            for (src, dst) in [(info.src, info.dst), (info.dst, info.src)] {
+                let mut node = src;
+                while node != dst {
+                    let l = self.routes.next_hop(node, dst);
+                    debug_assert_ne!(l, NO_ROUTE);
+                    let link = &self.links[l as usize];
+                    let tx = link.rate.tx_time(1500);
+                    let queue = link.queue_limit_packets().min(100_000) as u64;
+                    rtt += link.delay + SimTime(tx.as_nanos() * (1 + queue));
+                    node = link.to;
+                }
+            }
+            longest = longest.max(rtt);
+        }
+        longest
     }
 
     /// Offers a packet to the link towards its destination.

@@ -229,6 +229,15 @@ impl LinkDir {
         }
     }
 
+    /// The queue's limit in packets, where it has one that is known up front (DropTail on the
+    /// express path); zero otherwise.
+    pub fn queue_limit_packets(&self) -> u32 {
+        match &self.path {
+            Path::Express(f) => f.limits().0,
+            Path::General(_) => 0,
+        }
+    }
+
     pub fn len_packets(&self) -> u32 {
         match &self.path {
             Path::Express(f) => f.len_packets(),

@@ -1,0 +1,279 @@
+//! The event queue, ordered on (time, event).
+//!
+//! Events at equal times run in a fixed order of their kind and then their index (see
+//! [`Event::code`]), not in the order they were scheduled. A run is then a pure function of its
+//! scenario and seed even across engine changes that schedule fewer events or schedule them
+//! earlier (the cut-through of `net/link.rs` schedules an arrival when a packet enters the
+//! previous link, not when it reaches the node between). Events are small `Copy` values;
+//! cancelling is done by the receiver ignoring stale events (each component knows which event
+//! it is waiting for).
+
+use crate::time::SimTime;
+
+/// Everything that can happen. Indices refer to the simulation's vectors of link directions
+/// and flows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Periodic sampling of the time series. First at its instant: a sample is the state as
+    /// the instant begins, never half-way through its events.
+    Sample,
+    /// End of a throughput bin.
+    Bin,
+    /// A flow's application starts.
+    Start(u32),
+    /// A flow's application stops offering new data.
+    Stop(u32),
+    /// A CBR source sends its next packet.
+    CbrSend(u32),
+    /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
+    Rto(u32),
+    /// A TCP receiver's delayed-ACK timer.
+    DelAck(u32),
+    /// The packet at the head of a link direction's delay line (or the one on its transmitter,
+    /// once sent) reaches the far node. Transmit completions need no events (`net/link.rs`).
+    Arrive(u32),
+}
+
+impl Event {
+    /// The event as a number whose order is the order of events at one instant: kind in the
+    /// high half (in declaration order), index in the low half.
+    #[inline]
+    pub fn code(self) -> u64 {
+        let (kind, i) = match self {
+            Event::Sample => (0, 0),
+            Event::Bin => (1, 0),
+            Event::Start(i) => (2, i),
+            Event::Stop(i) => (3, i),
+            Event::CbrSend(i) => (4, i),
+            Event::Rto(i) => (5, i),
+            Event::DelAck(i) => (6, i),
+            Event::Arrive(i) => (7, i),
+        };
+        (kind << 32) | i as u64
+    }
+
+    #[inline]
+    pub fn from_code(code: u64) -> Event {
+        let i = code as u32;
+        match code >> 32 {
+            0 => Event::Sample,
+            1 => Event::Bin,
+            2 => Event::Start(i),
+            3 => Event::Stop(i),
+            4 => Event::CbrSend(i),
+            5 => Event::Rto(i),
+            6 => Event::DelAck(i),
+            _ => Event::Arrive(i),
+        }
+    }
+}
+
+mod heap;
+mod wheel;
+
+use heap::Heap4;
+use wheel::Wheel;
+
+/// The queue of pending events, ordered on the key `(time << 64) | event code`: a timing wheel
+/// for the near future (`wheel.rs`), where nearly every event of a run falls, and a 4-ary heap
+/// for what lies beyond its horizon (timers, periodic samples). Taking an event compares the
+/// two minima. The key is the whole entry: the event is decoded from it, and equal keys are the
+/// same event at the same time (a stale timer's duplicate), so which comes out first cannot
+/// matter. Any structure that yields keys in order gives the same run; see
+/// docs/performance.md for what this one replaced and why.
+pub struct EventQueue {
+    wheel: Wheel,
+    far: Heap4,
+    popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue::with_horizon(SimTime::from_secs(1))
+    }
+}
+
+fn time_of(key: u128) -> SimTime {
+    SimTime((key >> 64) as u64)
+}
+
+impl EventQueue {
+    /// A queue whose wheel spans at least `horizon` (events further ahead go to the heap);
+    /// its tick is the smallest power-of-two ns that gets there.
+    pub fn with_horizon(horizon: SimTime) -> EventQueue {
+        let tick = horizon.as_nanos().div_ceil(wheel::N).max(1);
+        let shift = tick.next_power_of_two().trailing_zeros();
+        EventQueue {
+            wheel: Wheel::new(shift),
+            far: Heap4::default(),
+            popped: 0,
+        }
+    }
+
+    #[inline]
+    pub fn schedule(&mut self, time: SimTime, event: Event) {
+        let key = ((time.0 as u128) << 64) | event.code() as u128;
+        if !self.wheel.push(key) {
+            self.far.push(key);
+        }
+    }
+
+    /// Takes the next event if it happens by `t`.
+    #[inline]
+    pub fn pop_until(&mut self, t: SimTime) -> Option<(SimTime, Event)> {
+        let far = self.far.peek();
+        let key = match self.wheel.peek() {
+            Some(found) if far.is_none_or(|f| found.key < f) => {
+                if time_of(found.key) > t {
+                    return None;
+                }
+                self.wheel.remove(found);
+                found.key
+            }
+            _ => {
+                let f = far?;
+                if time_of(f) > t {
+                    return None;
+                }
+                self.far.pop();
+                f
+            }
+        };
+        self.wheel.set_cur(key);
+        self.popped += 1;
+        Some((time_of(key), Event::from_code(key as u64)))
+    }
+
+    /// Events executed so far.
+    pub fn processed(&self) -> u64 {
+        self.popped
+    }
+
+    /// Events pending (stale timer events included).
+    pub fn len(&self) -> usize {
+        self.wheel.len() + self.far.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earliest_first_and_ties_by_kind_then_index_whatever_the_scheduling_order() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime(5), Event::Arrive(1));
+        q.schedule(SimTime(3), Event::Rto(9));
+        q.schedule(SimTime(5), Event::Rto(3));
+        q.schedule(SimTime(3), Event::Rto(4));
+        q.schedule(SimTime(5), Event::Sample);
+        q.schedule(SimTime(5), Event::Arrive(0));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX))).collect();
+        assert_eq!(
+            order,
+            vec![
+                (SimTime(3), Event::Rto(4)),
+                (SimTime(3), Event::Rto(9)),
+                (SimTime(5), Event::Sample),
+                (SimTime(5), Event::Rto(3)),
+                (SimTime(5), Event::Arrive(0)),
+                (SimTime(5), Event::Arrive(1)),
+            ]
+        );
+        assert_eq!(q.processed(), 6);
+    }
+
+    #[test]
+    fn codes_round_trip_and_order_kinds_as_declared() {
+        let all = [
+            Event::Sample,
+            Event::Bin,
+            Event::Start(7),
+            Event::Stop(7),
+            Event::CbrSend(7),
+            Event::Rto(7),
+            Event::DelAck(7),
+            Event::Arrive(7),
+        ];
+        for w in all.windows(2) {
+            assert!(w[0].code() < w[1].code(), "{w:?}");
+        }
+        for e in all
+            .into_iter()
+            .chain([Event::Arrive(u32::MAX), Event::Rto(0)])
+        {
+            assert_eq!(Event::from_code(e.code()), e);
+        }
+    }
+
+    #[test]
+    fn the_wheel_horizon_boundaries() {
+        // Ticks of 1 ns: the wheel holds [cur, cur + N) ns. A key exactly N ahead shares its
+        // bucket index with `cur` and must wait in the heap; one at N - 1 is the last in.
+        let n = wheel::N;
+        let mut q = EventQueue::with_horizon(SimTime(n));
+        for t in [n, n - 1, 5000, 0, 2 * n + 7] {
+            q.schedule(SimTime(t), Event::Rto(t as u32));
+        }
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX)))
+            .map(|(t, _)| t.as_nanos())
+            .collect();
+        assert_eq!(order, vec![0, 5000, n - 1, n, 2 * n + 7]);
+    }
+
+    /// Interleaved schedules and pops (as in a run) against a sorted reference, with events
+    /// from the same instant to far past the wheel's horizon, so that keys go to both stores,
+    /// the wheel wraps many times, and a pop's horizon `t` stops some takes.
+    #[test]
+    fn pops_in_time_then_event_order_under_interleaving() {
+        for horizon_ns in [1, 1_000, 65_536, 10_000_000] {
+            let mut q = EventQueue::with_horizon(SimTime(horizon_ns));
+            let mut reference = std::collections::BinaryHeap::new();
+            let mut x: u64 = 12345 + horizon_ns;
+            let mut now = 0;
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                x >> 20
+            };
+            for round in 0..20_000 {
+                for _ in 0..(round % 4) {
+                    let r = next();
+                    // Mostly near (within a few horizons), sometimes now, sometimes very far.
+                    let ahead = match r % 10 {
+                        0 => 0,
+                        1 => r % (1000 * horizon_ns.max(1_000)),
+                        _ => r % (3 * horizon_ns.max(16)),
+                    };
+                    let i = (next() % 50) as u32;
+                    q.schedule(SimTime(now + ahead), Event::Start(i));
+                    reference.push(std::cmp::Reverse((now + ahead, i)));
+                }
+                let limit = now + next() % (2 * horizon_ns.max(4));
+                let want = reference.peek().map(|r| r.0).filter(|&(t, _)| t <= limit);
+                let got = q.pop_until(SimTime(limit));
+                assert_eq!(
+                    got,
+                    want.map(|(t, i)| (SimTime(t), Event::Start(i))),
+                    "horizon {horizon_ns}, round {round}"
+                );
+                if let Some((t, _)) = want {
+                    reference.pop();
+                    now = t;
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+            // Drain: everything comes out in order.
+            while let Some(std::cmp::Reverse((t, i))) = reference.pop() {
+                let (t, e) = (SimTime(t), Event::Start(i));
+                assert_eq!(q.pop_until(SimTime(u64::MAX)), Some((t, e)));
+            }
+            assert!(q.is_empty());
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! A timing wheel: the event queue's store for events within its horizon (`mod.rs`).
+//!
+//! Time is cut into ticks of `2^shift` ns and the wheel has `N` buckets, one per tick of the
+//! horizon `[cur, cur + N)` ticks, where `cur` is the tick of the last event taken. A bucket
+//! holds the keys of its tick as a short linked list in one pool of nodes, and a two-level
+//! bitmap marks the buckets in use, so finding the next event is a scan of a word or two and of
+//! its bucket, however many events wait (Varghese and Lauck 1987; Brown's calendar queue, 1988,
+//! is the same idea with a variable width). Keys beyond the horizon are refused; the caller
+//! keeps them in a heap. Every key in the wheel lies in `[cur, cur + N)`, so bucket order
+//! from `cur` is time order, and no bucket ever holds two ticks.
+
+/// Buckets: 2^14.
+const BITS: u32 = 14;
+pub const N: u64 = 1 << BITS;
+const MASK: usize = N as usize - 1;
+const WORDS: usize = N as usize / 64;
+const SUMMARY: usize = WORDS / 64;
+const NIL: u32 = u32::MAX;
+
+/// Where `peek` found the smallest key.
+#[derive(Clone, Copy)]
+pub struct Found {
+    bucket: usize,
+    prev: u32,
+    node: u32,
+    pub key: u128,
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    key: u128,
+    next: u32,
+}
+
+pub struct Wheel {
+    shift: u32,
+    cur: u64,
+    heads: Vec<u32>,
+    /// Bit `b` of word `b / 64`: bucket `b` is in use.
+    bits: Vec<u64>,
+    /// Bit `w`: word `w` of `bits` is not zero.
+    summary: [u64; SUMMARY],
+    nodes: Vec<Node>,
+    free: u32,
+    len: usize,
+}
+
+/// The first set bit at or after `from` in `words`, if any.
+#[inline]
+fn first_set(words: &[u64], from: usize) -> Option<usize> {
+    let mut i = from / 64;
+    let mut m = *words.get(i)? & (u64::MAX << (from % 64));
+    loop {
+        if m != 0 {
+            return Some(i * 64 + m.trailing_zeros() as usize);
+        }
+        i += 1;
+        m = *words.get(i)?;
+    }
+}
+
+impl Wheel {
+    /// A wheel of ticks of `2^shift` ns.
+    pub fn new(shift: u32) -> Wheel {
+        Wheel {
+            shift,
+            cur: 0,
+            heads: vec![NIL; N as usize],
+            bits: vec![0; WORDS],
+            summary: [0; SUMMARY],
+            nodes: Vec::new(),
+            free: NIL,
+            len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn tick(&self, key: u128) -> u64 {
+        ((key >> 64) as u64) >> self.shift
+    }
+
+    /// Moves the start of the horizon to the tick of time `key` (the event just taken, no
+    /// later than any key in the wheel).
+    #[inline]
+    pub fn set_cur(&mut self, key: u128) {
+        self.cur = self.tick(key);
+    }
+
+    /// Stores `key` if it falls within the horizon; returns whether it did.
+    #[inline]
+    pub fn push(&mut self, key: u128) -> bool {
+        // A key before `cur` (none should be) wraps to a huge distance and is refused too.
+        let tick = self.tick(key);
+        if tick.wrapping_sub(self.cur) >= N {
+            return false;
+        }
+        let b = tick as usize & MASK;
+        let head = self.heads[b];
+        let node = Node { key, next: head };
+        let i = if self.free == NIL {
+            self.nodes.push(node);
+            self.nodes.len() as u32 - 1
+        } else {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        };
+        self.heads[b] = i;
+        if head == NIL {
+            self.bits[b / 64] |= 1 << (b % 64);
+            self.summary[b / 4096] |= 1 << ((b / 64) % 64);
+        }
+        self.len += 1;
+        true
+    }
+
+    /// The first bucket in use from `cur` on, in ring order.
+    #[inline]
+    fn first_bucket(&self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        let p = self.cur as usize & MASK;
+        let w = p / 64;
+        let m = self.bits[w] & (u64::MAX << (p % 64));
+        if m != 0 {
+            return Some(w * 64 + m.trailing_zeros() as usize);
+        }
+        // Later words, then from the start of the ring (which may bring back word `w`, whose
+        // bits at or after `p` are clear).
+        let ws = first_set(&self.summary, w + 1).or_else(|| first_set(&self.summary, 0))?;
+        Some(ws * 64 + self.bits[ws].trailing_zeros() as usize)
+    }
+
+    /// The smallest key and where it is.
+    #[inline]
+    pub fn peek(&self) -> Option<Found> {
+        let b = self.first_bucket()?;
+        let head = self.heads[b];
+        let n = self.nodes[head as usize];
+        let mut found = Found {
+            bucket: b,
+            prev: NIL,
+            node: head,
+            key: n.key,
+        };
+        // Most buckets hold one event; the rest a few.
+        let (mut prev, mut i) = (head, n.next);
+        while i != NIL {
+            let n = self.nodes[i as usize];
+            if n.key < found.key {
+                found = Found {
+                    bucket: b,
+                    prev,
+                    node: i,
+                    key: n.key,
+                };
+            }
+            (prev, i) = (i, n.next);
+        }
+        Some(found)
+    }
+
+    /// Removes the key `peek` found.
+    #[inline]
+    pub fn remove(&mut self, f: Found) {
+        let b = f.bucket;
+        let next = self.nodes[f.node as usize].next;
+        if f.prev == NIL {
+            self.heads[b] = next;
+        } else {
+            self.nodes[f.prev as usize].next = next;
+        }
+        self.nodes[f.node as usize].next = self.free;
+        self.free = f.node;
+        self.len -= 1;
+        if self.heads[b] == NIL {
+            self.bits[b / 64] &= !(1 << (b % 64));
+            if self.bits[b / 64] == 0 {
+                self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
+            }
+        }
+    }
+}
