@@ -1,12 +1,16 @@
 //! The event queue, ordered on (time, event).
 //!
-//! Events at equal times run in a fixed order of their kind and then their index (see
-//! [`Event::code`]), not in the order they were scheduled. A run is then a pure function of its
-//! scenario and seed even across engine changes that schedule fewer events or schedule them
+//! Events at equal times run by kind (in declaration order), and events of one kind in an order
+//! shuffled afresh at every instant by a hash of the time and their index (see
+//! [`Event::order`]) — not in the order they were scheduled. A run is then a pure function of
+//! its scenario and seed even across engine changes that schedule fewer events or schedule them
 //! earlier (the cut-through of `net/link.rs` schedules an arrival when a packet enters the
-//! previous link, not when it reaches the node between). Events are small `Copy` values;
-//! cancelling is done by the receiver ignoring stale events (each component knows which event
-//! it is waiting for).
+//! previous link, not when it reaches the node between). The shuffle matters in synchronised
+//! scenarios (identical flows started together, round rates and delays), where packets of
+//! different flows reach a queue at the same nanosecond again and again: ordering them by index
+//! would let the lowest-numbered flow win every such tie, and ordering them by scheduling
+//! tends to do the same. Events are small `Copy` values; cancelling is done by the receiver
+//! ignoring stale events (each component knows which event it is waiting for).
 
 use crate::time::SimTime;
 
@@ -34,11 +38,16 @@ pub enum Event {
     Arrive(u32),
 }
 
+/// Bits of an event's order key: kind, the per-instant shuffle, index.
+const KIND_SHIFT: u32 = 61;
+const SHUFFLE_BITS: u32 = 29;
+
 impl Event {
-    /// The event as a number whose order is the order of events at one instant: kind in the
-    /// high half (in declaration order), index in the low half.
+    /// The low half of the event's queue key at `time`, whose order is the order of events at
+    /// one instant: kind in the top 3 bits (in declaration order), then a 29-bit hash of the
+    /// time and the index (a splitmix64 finaliser), then the index. Decoded by `from_order`.
     #[inline]
-    pub fn code(self) -> u64 {
+    pub fn order(self, time: SimTime) -> u64 {
         let (kind, i) = match self {
             Event::Sample => (0, 0),
             Event::Bin => (1, 0),
@@ -49,13 +58,17 @@ impl Event {
             Event::DelAck(i) => (6, i),
             Event::Arrive(i) => (7, i),
         };
-        (kind << 32) | i as u64
+        let mut z = time.0 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let shuffle = (z ^ (z >> 31)) >> (64 - SHUFFLE_BITS);
+        (kind << KIND_SHIFT) | (shuffle << 32) | i as u64
     }
 
     #[inline]
-    pub fn from_code(code: u64) -> Event {
-        let i = code as u32;
-        match code >> 32 {
+    pub fn from_order(order: u64) -> Event {
+        let i = order as u32;
+        match order >> KIND_SHIFT {
             0 => Event::Sample,
             1 => Event::Bin,
             2 => Event::Start(i),
@@ -74,7 +87,7 @@ mod wheel;
 use heap::Heap4;
 use wheel::Wheel;
 
-/// The queue of pending events, ordered on the key `(time << 64) | event code`: a timing wheel
+/// The queue of pending events, ordered on the key `(time << 64) | event order`: a timing wheel
 /// for the near future (`wheel.rs`), where nearly every event of a run falls, and a 4-ary heap
 /// for what lies beyond its horizon (timers, periodic samples). Taking an event compares the
 /// two minima. The key is the whole entry: the event is decoded from it, and equal keys are the
@@ -112,7 +125,7 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let key = ((time.0 as u128) << 64) | event.code() as u128;
+        let key = ((time.0 as u128) << 64) | event.order(time) as u128;
         if !self.wheel.push(key) {
             self.far.push(key);
         }
@@ -141,7 +154,7 @@ impl EventQueue {
         };
         self.wheel.set_cur(key);
         self.popped += 1;
-        Some((time_of(key), Event::from_code(key as u64)))
+        Some((time_of(key), Event::from_order(key as u64)))
     }
 
     /// Events executed so far.
@@ -164,31 +177,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn earliest_first_and_ties_by_kind_then_index_whatever_the_scheduling_order() {
+    fn earliest_first_and_ties_by_kind_whatever_the_scheduling_order() {
         let mut q = EventQueue::default();
         q.schedule(SimTime(5), Event::Arrive(1));
         q.schedule(SimTime(3), Event::Rto(9));
         q.schedule(SimTime(5), Event::Rto(3));
-        q.schedule(SimTime(3), Event::Rto(4));
         q.schedule(SimTime(5), Event::Sample);
         q.schedule(SimTime(5), Event::Arrive(0));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX))).collect();
         assert_eq!(
-            order,
-            vec![
-                (SimTime(3), Event::Rto(4)),
+            order[..3],
+            [
                 (SimTime(3), Event::Rto(9)),
                 (SimTime(5), Event::Sample),
                 (SimTime(5), Event::Rto(3)),
-                (SimTime(5), Event::Arrive(0)),
-                (SimTime(5), Event::Arrive(1)),
             ]
         );
-        assert_eq!(q.processed(), 6);
+        let mut last: Vec<_> = order[3..].to_vec();
+        last.sort_by_key(|&(_, e)| e.order(SimTime::ZERO) as u32);
+        assert_eq!(
+            last,
+            [
+                (SimTime(5), Event::Arrive(0)),
+                (SimTime(5), Event::Arrive(1))
+            ]
+        );
+        assert_eq!(q.processed(), 5);
     }
 
     #[test]
-    fn codes_round_trip_and_order_kinds_as_declared() {
+    fn orders_round_trip_and_order_kinds_as_declared() {
         let all = [
             Event::Sample,
             Event::Bin,
@@ -199,15 +217,38 @@ mod tests {
             Event::DelAck(7),
             Event::Arrive(7),
         ];
-        for w in all.windows(2) {
-            assert!(w[0].code() < w[1].code(), "{w:?}");
+        for t in [SimTime::ZERO, SimTime(123_456_789)] {
+            for w in all.windows(2) {
+                assert!(w[0].order(t) < w[1].order(t), "{w:?}");
+            }
+            for e in all
+                .into_iter()
+                .chain([Event::Arrive(u32::MAX), Event::Rto(0)])
+            {
+                assert_eq!(Event::from_order(e.order(t)), e);
+            }
         }
-        for e in all
-            .into_iter()
-            .chain([Event::Arrive(u32::MAX), Event::Rto(0)])
-        {
-            assert_eq!(Event::from_code(e.code()), e);
+    }
+
+    #[test]
+    fn no_index_wins_every_tie() {
+        // Two links' arrivals tie at 10,000 instants: each goes first about half the time,
+        // and among eight, each is first about an eighth of the time.
+        let first = |n: u32, t: u64| {
+            (0..n)
+                .min_by_key(|&i| Event::Arrive(i).order(SimTime(t * 1_200)))
+                .unwrap()
+        };
+        let zero_first = (0..10_000).filter(|&t| first(2, t) == 0).count();
+        assert!((4_700..5_300).contains(&zero_first), "{zero_first}");
+        let mut wins = [0; 8];
+        for t in 0..10_000 {
+            wins[first(8, t) as usize] += 1;
         }
+        assert!(
+            wins.iter().all(|&w| (1_050..1_450).contains(&w)),
+            "{wins:?}"
+        );
     }
 
     #[test]
@@ -225,7 +266,7 @@ mod tests {
         assert_eq!(order, vec![0, 5000, n - 1, n, 2 * n + 7]);
     }
 
-    /// Interleaved schedules and pops (as in a run) against a sorted reference, with events
+    /// Interleaved schedules and pops (as in a run) against a reference heap, with events
     /// from the same instant to far past the wheel's horizon, so that keys go to both stores,
     /// the wheel wraps many times, and a pop's horizon `t` stops some takes.
     #[test]
@@ -252,10 +293,15 @@ mod tests {
                     };
                     let i = (next() % 50) as u32;
                     q.schedule(SimTime(now + ahead), Event::Start(i));
-                    reference.push(std::cmp::Reverse((now + ahead, i)));
+                    let t = now + ahead;
+                    let order = Event::Start(i).order(SimTime(t));
+                    reference.push(std::cmp::Reverse((t, order, i)));
                 }
                 let limit = now + next() % (2 * horizon_ns.max(4));
-                let want = reference.peek().map(|r| r.0).filter(|&(t, _)| t <= limit);
+                let want = reference
+                    .peek()
+                    .map(|r| (r.0 .0, r.0 .2))
+                    .filter(|&(t, _)| t <= limit);
                 let got = q.pop_until(SimTime(limit));
                 assert_eq!(
                     got,
@@ -269,7 +315,7 @@ mod tests {
             }
             assert_eq!(q.len(), reference.len());
             // Drain: everything comes out in order.
-            while let Some(std::cmp::Reverse((t, i))) = reference.pop() {
+            while let Some(std::cmp::Reverse((t, _, i))) = reference.pop() {
                 let (t, e) = (SimTime(t), Event::Start(i));
                 assert_eq!(q.pop_until(SimTime(u64::MAX)), Some((t, e)));
             }
