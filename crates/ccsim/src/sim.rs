@@ -74,6 +74,9 @@ pub struct Simulation {
     watch_queues: bool,
 }
 
+/// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
+const ORIGIN: u32 = u32::MAX - 2;
+
 /// Where link direction `l` reports queue changes, if queue series are recorded on change
 /// (`on`); a free function so that it borrows only the recorder.
 fn watch(on: bool, rec: &mut Recorder, l: u32) -> Option<QueueWatch<'_>> {
@@ -231,25 +234,11 @@ impl Simulation {
         }
         const NONE: u32 = u32::MAX;
         const MANY: u32 = u32::MAX - 1;
-        const ORIGIN: u32 = u32::MAX - 2;
         let mut upstream = vec![NONE; self.links.len()];
-        for (f, info) in self.flows.iter().zip(&self.info) {
-            let mut ends = vec![(info.src, info.dst)];
-            if matches!(f, FlowSlot::Tcp(_)) {
-                ends.push((info.dst, info.src));
-            }
-            for (src, dst) in ends {
-                let (mut node, mut prev) = (src, ORIGIN);
-                while node != dst {
-                    let l = self.routes.next_hop(node, dst);
-                    debug_assert_ne!(l, NO_ROUTE);
-                    let u = &mut upstream[l as usize];
-                    *u = if *u == NONE || *u == prev { prev } else { MANY };
-                    prev = l;
-                    node = self.links[l as usize].to;
-                }
-            }
-        }
+        self.walk_paths(|_, prev, l| {
+            let u = &mut upstream[l as usize];
+            *u = if *u == NONE || *u == prev { prev } else { MANY };
+        });
         for (d, &u) in upstream.iter().enumerate() {
             if u >= ORIGIN || !self.links[d].is_express() || !self.links[u as usize].is_express() {
                 continue;
@@ -262,28 +251,37 @@ impl Simulation {
         }
     }
 
+    /// Calls `visit(flow, previous, link)` for every link direction on the paths of every
+    /// flow's packets (data and, for TCP, ACKs), in path order; `previous` is the direction the
+    /// packet came over, or `ORIGIN` at the first hop.
+    fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32)) {
+        for (i, (f, info)) in self.flows.iter().zip(&self.info).enumerate() {
+            let back = matches!(f, FlowSlot::Tcp(_)).then_some((info.dst, info.src));
+            for (src, dst) in std::iter::once((info.src, info.dst)).chain(back) {
+                let (mut node, mut prev) = (src, ORIGIN);
+                while node != dst {
+                    let l = self.routes.next_hop(node, dst);
+                    debug_assert_ne!(l, NO_ROUTE);
+                    visit(i, prev, l);
+                    prev = l;
+                    node = self.links[l as usize].to;
+                }
+            }
+        }
+    }
+
     /// The longest round trip of any flow, each link counted with its delay, a 1500-byte
     /// packet's serialisation and, for a DropTail queue, a full queue of them: how far ahead
     /// the events of a run are scheduled, which sizes the event wheel (`engine/`).
     fn longest_round_trip(&self) -> SimTime {
-        let mut longest = SimTime::ZERO;
-        for info in &self.info {
-            let mut rtt = SimTime::ZERO;
-            for (src, dst) in [(info.src, info.dst), (info.dst, info.src)] {
-                let mut node = src;
-                while node != dst {
-                    let l = self.routes.next_hop(node, dst);
-                    debug_assert_ne!(l, NO_ROUTE);
-                    let link = &self.links[l as usize];
-                    let tx = link.rate.tx_time(1500);
-                    let queue = link.queue_limit_packets().min(100_000) as u64;
-                    rtt += link.delay + SimTime(tx.as_nanos() * (1 + queue));
-                    node = link.to;
-                }
-            }
-            longest = longest.max(rtt);
-        }
-        longest
+        let mut rtt = vec![SimTime::ZERO; self.flows.len()];
+        self.walk_paths(|i, _, l| {
+            let link = &self.links[l as usize];
+            let tx = link.rate.tx_time(1500).as_nanos();
+            let queue = link.queue_limit_packets().min(100_000) as u64;
+            rtt[i] += link.delay + SimTime(tx * (1 + queue));
+        });
+        rtt.into_iter().max().unwrap_or(SimTime::ZERO)
     }
 
     /// Offers a packet to the link towards its destination.
@@ -320,7 +318,7 @@ impl Simulation {
     }
 
     /// Brings every link direction up to `now` (before reading queue state). With
-    /// `instant_begins`, the state is the one `now`'s arrivals find (a sample: `engine.rs`).
+    /// `instant_begins`, the state is the one `now`'s arrivals find (a sample: `engine/mod.rs`).
     pub(crate) fn settle(&mut self, instant_begins: bool) {
         let now = self.now;
         for l in 0..self.links.len() {

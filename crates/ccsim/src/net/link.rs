@@ -336,7 +336,7 @@ impl LinkDir {
     /// before reading them); queue changes go to `watch` at the times they happen (general
     /// path). Packets handed on by a feeding direction join the
     /// queue first: those reaching it by `now`, or, with `instant_begins`, only those before
-    /// `now` (a sample at `now` runs before the instant's arrivals, `engine.rs`).
+    /// `now` (a sample at `now` runs before the instant's arrivals, `engine/mod.rs`).
     pub fn advance(
         &mut self,
         arena: &mut PacketArena,
