@@ -274,14 +274,18 @@ impl Simulation {
     /// packet's serialisation and, for a DropTail queue, a full queue of them: how far ahead
     /// the events of a run are scheduled, which sizes the event wheel (`engine/`).
     fn longest_round_trip(&self) -> SimTime {
-        let mut rtt = vec![SimTime::ZERO; self.flows.len()];
+        // Nanoseconds, saturating: a slow link with a long queue can exceed u64 on paper.
+        let mut rtt = vec![0u64; self.flows.len()];
         self.walk_paths(|i, _, l| {
             let link = &self.links[l as usize];
             let tx = link.rate.tx_time(1500).as_nanos();
             let queue = link.queue_limit_packets().min(100_000) as u64;
-            rtt[i] += link.delay + SimTime(tx * (1 + queue));
+            let hop = tx
+                .saturating_mul(1 + queue)
+                .saturating_add(link.delay.as_nanos());
+            rtt[i] = rtt[i].saturating_add(hop);
         });
-        rtt.into_iter().max().unwrap_or(SimTime::ZERO)
+        SimTime(rtt.into_iter().max().unwrap_or(0))
     }
 
     /// Offers a packet to the link towards its destination.

@@ -114,7 +114,8 @@ impl EventQueue {
     /// A queue whose wheel spans at least `horizon` (events further ahead go to the heap);
     /// its tick is the smallest power-of-two ns that gets there.
     pub fn with_horizon(horizon: SimTime) -> EventQueue {
-        let tick = horizon.as_nanos().div_ceil(wheel::N).max(1);
+        // At most 2^50 ns per tick (a horizon of 2^64 ns fits), so the power of two exists.
+        let tick = horizon.as_nanos().div_ceil(wheel::N).clamp(1, 1 << 50);
         let shift = tick.next_power_of_two().trailing_zeros();
         EventQueue {
             wheel: Wheel::new(shift),
@@ -249,6 +250,21 @@ mod tests {
             wins.iter().all(|&w| (1_050..1_450).contains(&w)),
             "{wins:?}"
         );
+    }
+
+    #[test]
+    fn any_horizon_makes_a_working_queue() {
+        for h in [0, 1, u64::MAX / 2, u64::MAX] {
+            let mut q = EventQueue::with_horizon(SimTime(h));
+            q.schedule(SimTime(u64::MAX - 1), Event::Rto(1));
+            q.schedule(SimTime(3), Event::Rto(2));
+            assert_eq!(
+                q.pop_until(SimTime(u64::MAX)),
+                Some((SimTime(3), Event::Rto(2)))
+            );
+            let last = q.pop_until(SimTime(u64::MAX));
+            assert_eq!(last, Some((SimTime(u64::MAX - 1), Event::Rto(1))));
+        }
     }
 
     #[test]
