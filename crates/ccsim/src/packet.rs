@@ -139,14 +139,7 @@ pub struct PacketArena {
 
 impl PacketArena {
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.live += 1;
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            PktId(i)
-        } else {
-            self.slots.push(p);
-            PktId(self.slots.len() as u32 - 1)
-        }
+        self.alloc_copy(&p)
     }
     /// Allocates a copy of `p` (copied once, straight into its slot).
     #[inline]

@@ -32,18 +32,6 @@ use crate::rng::Rng;
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
-/// What becomes of a packet on the line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fate {
-    /// It reaches the far node, which gets it from this line's arrival event.
-    Arrives,
-    /// The wire loses it.
-    Lost,
-    /// It reaches the far node but was handed on already to the next link, which owns it
-    /// from then on (cut-through); the slot stays for the transmitter's timetable.
-    Passed,
-}
-
 /// What an offer came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offered {
@@ -61,7 +49,11 @@ struct Slot {
     pkt: PktId,
     size: u32,
     dst: u32,
-    fate: Fate,
+    /// Whether the far node gets the packet from this line's arrival event. Otherwise the
+    /// wire loses it (it waits in `lost` until sent) or it was handed on to the next link,
+    /// which owns it from then on (cut-through); either way the slot only keeps the
+    /// transmitter's timetable.
+    arrives: bool,
     enqueued: SimTime,
     start: SimTime,
     done: SimTime,
@@ -91,7 +83,7 @@ pub struct FifoLine {
     started: u64,
     tail: u64,
     waiting_bytes: u64,
-    /// Slots on the line whose fate is `Arrives`.
+    /// Slots on the line that `arrives`.
     arriving: u64,
     /// Packets the wire will lose, with the time they leave the transmitter, in order.
     lost: VecDeque<(SimTime, PktId)>,
@@ -176,7 +168,7 @@ impl FifoLine {
         }
         while self.head < self.started {
             let s = self.at(self.head);
-            if s.fate == Fate::Arrives || s.done > now {
+            if s.arrives || s.done > now {
                 break;
             }
             self.head += 1;
@@ -202,7 +194,7 @@ impl FifoLine {
             pkt: PktId(0),
             size: 0,
             dst: 0,
-            fate: Fate::Arrives,
+            arrives: false,
             enqueued: SimTime::ZERO,
             start: SimTime::ZERO,
             done: SimTime::ZERO,
@@ -258,23 +250,17 @@ impl FifoLine {
         a.wait_pkts += wait;
         a.wait_bytes += wait * size as u128;
         let lost = !matches!(loss, LossModel::None) && loss.lose(done, rng);
-        let fate = match (lost, pass) {
-            (true, _) => {
-                self.lost.push_back((done, t.pkt));
-                Fate::Lost
-            }
-            (false, true) => Fate::Passed,
-            (false, false) => {
-                self.arriving += 1;
-                Fate::Arrives
-            }
-        };
+        if lost {
+            self.lost.push_back((done, t.pkt));
+        }
+        let arrives = !lost && !pass;
+        self.arriving += arrives as u64;
         let pos = self.tail;
         *self.at_mut(pos) = Slot {
             pkt: t.pkt,
             size,
             dst: t.dst,
-            fate,
+            arrives,
             enqueued: now,
             start,
             done,
@@ -299,7 +285,7 @@ impl FifoLine {
             return None;
         }
         let mut pos = self.head;
-        while self.at(pos).fate != Fate::Arrives {
+        while !self.at(pos).arrives {
             pos += 1;
         }
         Some(self.at(pos).done + delay)
@@ -311,7 +297,7 @@ impl FifoLine {
     pub fn arrive(&mut self, now: SimTime, delay: SimTime) -> Option<Transit> {
         while self.head < self.tail {
             let s = *self.at(self.head);
-            if s.fate == Fate::Arrives {
+            if s.arrives {
                 if s.done + delay > now {
                     return None;
                 }

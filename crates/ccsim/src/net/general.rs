@@ -25,26 +25,62 @@ struct Tx {
 
 pub struct General {
     pub(super) queue: Queue,
-    aqm_rng: Rng,
+    side: Side,
     tx: Option<Tx>,
     pipe: VecDeque<(SimTime, PktId)>,
-    dropped_scratch: Vec<(PktId, Reason)>,
-    marked_scratch: Vec<Reason>,
     /// Time the most recently dequeued packet waited in the queue.
     pub(super) last_sojourn: SimTime,
     /// When the queue-length integrals were last brought up to date.
     last_change: SimTime,
 }
 
+/// What a discipline works with besides its queue: its random stream, and where it reports
+/// packets it dropped or marked besides its verdict.
+struct Side {
+    rng: Rng,
+    dropped: Vec<(PktId, Reason)>,
+    marked: Vec<Reason>,
+}
+
+impl Side {
+    fn ctx<'a>(&'a mut self, now: SimTime, arena: &'a mut PacketArena) -> QueueCtx<'a> {
+        QueueCtx {
+            now,
+            arena,
+            rng: &mut self.rng,
+            dropped: &mut self.dropped,
+            marked: &mut self.marked,
+        }
+    }
+
+    /// Counts and hands over what the discipline dropped or marked besides its verdict.
+    #[inline]
+    fn collect(&mut self, drops: &mut Vec<PktId>, stats: &mut LinkStats) {
+        if !self.dropped.is_empty() || !self.marked.is_empty() {
+            for &(p, r) in &self.dropped {
+                count_drop(stats, r);
+                drops.push(p);
+            }
+            self.dropped.clear();
+            for &r in &self.marked {
+                count_mark(stats, r);
+            }
+            self.marked.clear();
+        }
+    }
+}
+
 impl General {
     pub fn new(queue: Queue, aqm_rng: Rng) -> General {
         General {
             queue,
-            aqm_rng,
+            side: Side {
+                rng: aqm_rng,
+                dropped: Vec::new(),
+                marked: Vec::new(),
+            },
             tx: None,
             pipe: VecDeque::new(),
-            dropped_scratch: Vec::new(),
-            marked_scratch: Vec::new(),
             last_sojourn: SimTime::ZERO,
             last_change: SimTime::ZERO,
         }
@@ -80,16 +116,9 @@ impl General {
         self.account(now, w.stats);
         w.stats.arrivals += 1;
         arena.get_mut(pkt).enqueued = now;
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let verdict = self.queue.enqueue(pkt, &mut ctx);
+        let verdict = self.queue.enqueue(pkt, &mut self.side.ctx(now, arena));
         // Packets the discipline pushed out to make room (FQ-CoDel).
-        self.collect(drops, w.stats);
+        self.side.collect(drops, w.stats);
         match verdict {
             Verdict::Dropped(r) => {
                 count_drop(w.stats, r);
@@ -114,22 +143,6 @@ impl General {
         self.arm_arrival(w)
     }
 
-    /// Counts and hands over what the discipline dropped or marked besides its verdict.
-    #[inline]
-    fn collect(&mut self, drops: &mut Vec<PktId>, stats: &mut LinkStats) {
-        if !self.dropped_scratch.is_empty() || !self.marked_scratch.is_empty() {
-            for &(p, r) in &self.dropped_scratch {
-                count_drop(stats, r);
-                drops.push(p);
-            }
-            self.dropped_scratch.clear();
-            for &r in &self.marked_scratch {
-                count_mark(stats, r);
-            }
-            self.marked_scratch.clear();
-        }
-    }
-
     /// Starts serialising the next packet at `now`, if the queue has one.
     fn start_next(
         &mut self,
@@ -139,15 +152,8 @@ impl General {
         w: &mut Wire,
     ) {
         self.account(now, w.stats);
-        let mut ctx = QueueCtx {
-            now,
-            arena,
-            rng: &mut self.aqm_rng,
-            dropped: &mut self.dropped_scratch,
-            marked: &mut self.marked_scratch,
-        };
-        let next = self.queue.dequeue(&mut ctx);
-        self.collect(drops, w.stats);
+        let next = self.queue.dequeue(&mut self.side.ctx(now, arena));
+        self.side.collect(drops, w.stats);
         let Some(pkt) = next else { return };
         let pk = arena.get(pkt);
         let (size, enqueued) = (pk.size, pk.enqueued);
@@ -210,14 +216,10 @@ impl General {
     /// The arrival event to schedule, if none is pending and a packet is on its way: the head
     /// of the delay line, else the end of the current transmission plus the delay.
     fn arm_arrival(&mut self, w: &mut Wire) -> Option<SimTime> {
-        if w.arrival_event.is_some() {
-            return None;
-        }
-        *w.arrival_event = match self.pipe.front() {
+        w.arm(|w| match self.pipe.front() {
             Some(&(t, _)) => Some(t),
             None => self.tx.map(|tx| tx.done + w.delay),
-        };
-        *w.arrival_event
+        })
     }
 
     /// See `LinkDir::arrive`.

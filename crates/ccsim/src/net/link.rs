@@ -92,11 +92,22 @@ pub struct Wire<'a> {
     pub delay: SimTime,
     rate: Rate,
     tx_time_cache: &'a mut (u32, SimTime),
-    /// Time of the pending arrival event, if one is scheduled.
-    pub arrival_event: &'a mut Option<SimTime>,
+    /// Time of the pending arrival event, if one is scheduled (set through `arm`).
+    arrival_event: &'a mut Option<SimTime>,
 }
 
 impl Wire<'_> {
+    /// Arms the direction's arrival event at `next()` unless one is pending; returns the time
+    /// to schedule, if any (one pending event per direction).
+    #[inline]
+    pub fn arm(&mut self, next: impl FnOnce(&mut Self) -> Option<SimTime>) -> Option<SimTime> {
+        if self.arrival_event.is_some() {
+            return None;
+        }
+        *self.arrival_event = next(self);
+        *self.arrival_event
+    }
+
     /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> SimTime {
@@ -288,11 +299,7 @@ impl LinkDir {
         match path {
             Path::Express(f) => {
                 enqueue_express(f, t, now, false, drops, &mut w);
-                if w.arrival_event.is_some() {
-                    return None;
-                }
-                *w.arrival_event = next_arrival_express(f, &mut w);
-                *w.arrival_event
+                w.arm(|w| next_arrival_express(f, w))
             }
             Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
         }
@@ -325,11 +332,7 @@ impl LinkDir {
             unreachable!("only express directions are fed");
         };
         f.inbound.push_back((at, t));
-        if w.arrival_event.is_some() {
-            return None;
-        }
-        *w.arrival_event = next_arrival_express(f, &mut w);
-        *w.arrival_event
+        w.arm(|w| next_arrival_express(f, w))
     }
 
     /// Replays every transmit completion due by `now` and brings the counters up to it (call
@@ -374,8 +377,7 @@ impl LinkDir {
                 pull_inbound(f, now, false, drops, &mut w);
                 f.advance(now, w.stats, drops);
                 let p = f.arrive(now, w.delay);
-                *w.arrival_event = next_arrival_express(f, &mut w);
-                (p, *w.arrival_event)
+                (p, w.arm(|w| next_arrival_express(f, w)))
             }
             Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
         }
