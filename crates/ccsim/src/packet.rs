@@ -5,6 +5,10 @@
 //! sequence and ACK numbers, flags including ECE/CWR and one spare reserved bit, SACK blocks,
 //! timestamps), and room for an XCP congestion header. Packets live in an arena and move through
 //! the network as `PktId` indices, so forwarding never allocates.
+//!
+//! TCP sequence and acknowledgement numbers travel as on a real wire, in 32 bits (RFC 9293
+//! §3.4): the endpoints count bytes in 64 bits and take a wire value as the 64-bit number
+//! nearest one they know (`unwrap_seq`). This keeps a packet at two cache lines.
 
 use crate::time::SimTime;
 
@@ -59,10 +63,13 @@ pub const MAX_SACK: usize = 4;
 
 #[derive(Clone, Debug, Default)]
 pub struct TcpHeader {
-    pub seq: u64,
-    pub ack: u64,
+    /// Sequence number of the first payload byte, modulo 2^32.
+    pub seq: u32,
+    /// Next byte expected, modulo 2^32.
+    pub ack: u32,
     pub flags: u8,
-    pub sack: [(u64, u64); MAX_SACK],
+    /// SACK block edges, modulo 2^32.
+    pub sack: [(u32, u32); MAX_SACK],
     pub n_sack: u8,
     /// TSval: the sender's clock when it sent this packet (RFC 7323), if timestamps are on.
     pub ts_val: SimTime,
@@ -71,9 +78,22 @@ pub struct TcpHeader {
 }
 
 impl TcpHeader {
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+    pub fn sack_blocks(&self) -> &[(u32, u32)] {
         &self.sack[..self.n_sack as usize]
     }
+}
+
+/// A 64-bit byte sequence number as it goes on the wire: its low 32 bits (RFC 9293 §3.4).
+pub fn wire_seq(x: u64) -> u32 {
+    x as u32
+}
+
+/// The 64-bit sequence number nearest `near` whose low 32 bits are `w`: RFC 9293 §3.4's
+/// comparison modulo 2^32, exact while the two lie within 2^31 bytes of each other (a window
+/// is at most 2^30 bytes, RFC 7323 §2.3). Saturates at 0 for a value that would lie below it.
+pub fn unwrap_seq(w: u32, near: u64) -> u64 {
+    let d = w.wrapping_sub(near as u32) as i32 as i64;
+    near.saturating_add_signed(d)
 }
 
 /// XCP congestion header (Katabi et al. 2002 §3.1): the sender's cwnd and RTT, and the
@@ -101,7 +121,8 @@ pub struct Packet {
     /// The spare IP flag bit.
     pub ip_spare: bool,
     pub tcp: TcpHeader,
-    pub xcp: Option<XcpHeader>,
+    /// Out of line: most packets carry none, and every packet is copied on its way.
+    pub xcp: Option<Box<XcpHeader>>,
     /// When the packet entered the network.
     pub created: SimTime,
     /// When the packet joined the queue it is in (or last was in): set by the link, read by
@@ -170,5 +191,46 @@ impl PacketArena {
     /// The most packets ever live at once (the arena's high-water mark).
     pub fn peak(&self) -> usize {
         self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequence_numbers_unwrap_to_the_nearest_64_bit_value() {
+        // Worked by hand: 2^32 = 4,294,967,296.
+        assert_eq!(wire_seq(4_294_967_296 + 1_448), 1_448);
+        assert_eq!(unwrap_seq(1_448, 4_294_967_296), 4_294_968_744);
+        // An ACK just below the reference (a duplicate) and just above it, across the wrap.
+        assert_eq!(
+            unwrap_seq(4_294_967_000, 4_294_967_296 + 100),
+            4_294_967_000
+        );
+        assert_eq!(unwrap_seq(200, 4_294_967_000), 4_294_967_496);
+        // 2^31 - 1 ahead is ahead; 2^31 ahead reads as behind (RFC 9293 §3.4's ambiguity).
+        assert_eq!(unwrap_seq(0x7FFF_FFFF, 0), 0x7FFF_FFFF);
+        assert_eq!(unwrap_seq(0x8000_0000, 0x1_0000_0000), 0x8000_0000);
+        // Nothing lies below byte 0.
+        assert_eq!(unwrap_seq(0xFFFF_FF00, 0), 0);
+        // Beyond 2^32 windows the wire value is ambiguous, but round trips within 2^31 hold.
+        for near in [0u64, 1 << 31, (1 << 32) - 1, 1 << 40, u64::MAX >> 1] {
+            for d in [0i64, 1, -1, 65_535, -65_535, (1 << 31) - 1] {
+                let x = near.saturating_add_signed(d);
+                if x.abs_diff(near) < 1 << 31 {
+                    assert_eq!(unwrap_seq(wire_seq(x), near), x, "near {near}, d {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_packet_fits_in_two_cache_lines() {
+        assert!(
+            std::mem::size_of::<Packet>() <= 128,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }

@@ -168,7 +168,7 @@ impl EcnEcho {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
+    use crate::packet::{wire_seq, Kind};
     use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
     use crate::tcp::slow_start::SlowStart;
@@ -253,7 +253,7 @@ mod tests {
         /// An ACK for `segs` segments, with or without ECE; returns the packets sent in reply.
         fn ack(&mut self, segs: u64, ece: bool) -> Vec<Packet> {
             let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-            a.tcp.ack = segs * self.s.p.mss as u64;
+            a.tcp.ack = wire_seq(segs * self.s.p.mss as u64);
             a.tcp.flags = flags::ACK | if ece { flags::ECE } else { 0 };
             self.out.clear();
             self.with_io(|s, io| s.on_ack(&a, io));
@@ -285,7 +285,7 @@ mod tests {
         // carries CWR; the one after does not.
         let sent = r.ack(11, false);
         assert!(!sent.is_empty());
-        assert_eq!(sent[0].tcp.seq, 20 * r.s.p.mss as u64);
+        assert_eq!(sent[0].tcp.seq, wire_seq(20 * r.s.p.mss as u64));
         assert_ne!(sent[0].tcp.flags & flags::CWR, 0);
         assert!(sent[1..].iter().all(|p| p.tcp.flags & flags::CWR == 0));
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
@@ -327,7 +327,9 @@ mod tests {
         assert_eq!(r.s.stats.ecn_reductions, 0);
         // The first new data sent after the loss reduction carries CWR.
         let sent = r.ack(20, false);
-        let first_new = sent.iter().find(|p| p.tcp.seq >= 20 * r.s.p.mss as u64);
+        let first_new = sent
+            .iter()
+            .find(|p| p.tcp.seq >= wire_seq(20 * r.s.p.mss as u64));
         assert!(first_new.is_some_and(|p| p.tcp.flags & flags::CWR != 0));
     }
 

@@ -9,7 +9,7 @@
 use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
-use crate::packet::{flags, Kind, Packet, MAX_SACK};
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::time::SimTime;
 
 pub struct Receiver {
@@ -87,7 +87,8 @@ impl Receiver {
             return;
         }
         let echo_starts = self.ecn.on_data(pkt);
-        let (s, e) = (pkt.tcp.seq, pkt.tcp.seq + pkt.payload as u64);
+        let s = unwrap_seq(pkt.tcp.seq, self.rcv_nxt);
+        let e = s + pkt.payload as u64;
         self.bytes_arrived += pkt.payload as u64;
         self.packets_arrived += 1;
         let immediate = if s == self.rcv_nxt {
@@ -177,7 +178,7 @@ impl Receiver {
             io.now,
         );
         p.dscp = self.dscp;
-        p.tcp.ack = self.rcv_nxt;
+        p.tcp.ack = wire_seq(self.rcv_nxt);
         p.tcp.flags = fl;
         if fl & flags::SYN == 0 {
             p.tcp.flags |= self.ecn.ack_flags();
@@ -185,7 +186,9 @@ impl Receiver {
         p.tcp.ts_ecr = self.ts_recent;
         if self.sack {
             let n = self.recent.len().min(self.sack_blocks);
-            p.tcp.sack[..n].copy_from_slice(&self.recent[..n]);
+            for (w, &(a, b)) in p.tcp.sack.iter_mut().zip(&self.recent[..n]) {
+                *w = (wire_seq(a), wire_seq(b));
+            }
             p.tcp.n_sack = n as u8;
         }
         self.unacked = 0;

@@ -13,7 +13,7 @@ use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
-use crate::packet::{flags, Kind, Packet};
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
 use crate::time::SimTime;
@@ -236,7 +236,7 @@ impl Sender {
         );
         p.payload = len;
         p.dscp = self.p.dscp;
-        p.tcp.seq = seg * self.p.mss as u64;
+        p.tcp.seq = wire_seq(seg * self.p.mss as u64);
         p.tcp.flags = flags::ACK;
         self.ecn_stamp(&mut p, seg >= self.high);
         if self.p.timestamps {
@@ -352,16 +352,22 @@ impl Sender {
             }
             return;
         }
-        let ack = self.byte_to_seg(pkt.tcp.ack);
+        let una_bytes = self.una * self.p.mss as u64;
+        let ack = self.byte_to_seg(unwrap_seq(pkt.tcp.ack, una_bytes));
         if ack > self.high {
             return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
         }
         if self.p.recovery == Recovery::Sack {
-            self.sack_update(pkt.tcp.sack_blocks());
+            let mut blocks = [(0, 0); MAX_SACK];
+            let wire = pkt.tcp.sack_blocks();
+            for (b, &(x, y)) in blocks.iter_mut().zip(wire) {
+                *b = (unwrap_seq(x, una_bytes), unwrap_seq(y, una_bytes));
+            }
+            self.sack_update(&blocks[..wire.len()]);
         }
         let ece = pkt.tcp.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
-        if let Some(x) = pkt.xcp {
+        if let Some(x) = &pkt.xcp {
             feedback_done = self.cc.on_feedback(
                 &mut self.st,
                 &Feedback::Xcp {
