@@ -13,7 +13,7 @@
 use crate::time::SimTime;
 
 /// Index of a packet in the [`PacketArena`].
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PktId(pub u32);
 
 /// ECN codepoint of the IP header (RFC 3168 §5).

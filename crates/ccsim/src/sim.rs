@@ -8,7 +8,7 @@
 
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
-use crate::net::link::{LinkDir, QueueWatch, Transit, NOT_FED};
+use crate::net::link::{LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
@@ -189,6 +189,13 @@ impl Simulation {
         match ev {
             Event::Arrive(l) => {
                 let now = self.now;
+                let link = &self.links[l as usize];
+                if !link.event_due(now) {
+                    return; // made stale by an earlier one (`net/link.rs`)
+                }
+                if link.fed {
+                    self.pull(l, now, false);
+                }
                 let watch = watch(self.watch_queues, &mut self.rec, l);
                 let (p, next) =
                     self.links[l as usize].arrive(&mut self.arena, now, &mut self.drops, watch);
@@ -220,11 +227,10 @@ impl Simulation {
     }
 
     /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
-    /// An express direction `d` is fed by express direction `u` if, over the paths of every
-    /// flow's packets (data and, for TCP, ACKs), every packet that enters `d` came over `u`:
-    /// none enters from another direction or starts at `d`'s near node. A direction is not
-    /// both fed and feeding (a fed one offers its packets as it pulls them in, when handing on
-    /// could no longer be decided at the feeder's offer).
+    /// An express direction is fed if, over the paths of every flow's packets (data and, for
+    /// TCP, ACKs), every packet that enters it came over an express direction with a
+    /// propagation delay of at least a nanosecond (so that a packet handed on always reaches
+    /// the node after the feeder knew of it): none starts at its near node.
     pub fn set_cut_through(&mut self, on: bool) {
         for l in &mut self.links {
             l.clear_cut_through();
@@ -232,22 +238,25 @@ impl Simulation {
         if !on {
             return;
         }
-        const NONE: u32 = u32::MAX;
-        const MANY: u32 = u32::MAX - 1;
-        let mut upstream = vec![NONE; self.links.len()];
-        self.walk_paths(|_, prev, l| {
-            let u = &mut upstream[l as usize];
-            *u = if *u == NONE || *u == prev { prev } else { MANY };
-        });
-        for (d, &u) in upstream.iter().enumerate() {
-            if u >= ORIGIN || !self.links[d].is_express() || !self.links[u as usize].is_express() {
+        let mut edges = Vec::new();
+        self.walk_paths(|_, prev, l| edges.push((l, prev)));
+        edges.sort_unstable();
+        edges.dedup();
+        for group in edges.chunk_by(|a, b| a.0 == b.0) {
+            let d = group[0].0 as usize;
+            let feeder = |&(_, u): &(u32, u32)| {
+                u != ORIGIN && {
+                    let u = &self.links[u as usize];
+                    u.is_express() && u.delay >= SimTime(1)
+                }
+            };
+            if !self.links[d].is_express() || !group.iter().all(feeder) {
                 continue;
             }
-            if self.links[u as usize].fed_by != NOT_FED || self.links[d].feeds {
-                continue;
+            self.links[d].set_fed();
+            for &(_, u) in group {
+                self.links[u as usize].feeds = true;
             }
-            self.links[d].fed_by = u;
-            self.links[u as usize].feeds = true;
         }
     }
 
@@ -296,8 +305,9 @@ impl Simulation {
         let link = &self.links[l as usize];
         if link.feeds && t.dst != link.to {
             let d = self.routes.next_hop(link.to, t.dst);
-            if self.links[d as usize].fed_by == l {
-                self.cut_through(l, d, t);
+            if self.links[d as usize].fed {
+                self.cut_through(l, d, t, self.now);
+                self.free_drops();
                 return;
             }
         }
@@ -310,12 +320,36 @@ impl Simulation {
         self.free_drops();
     }
 
-    /// Offers a packet to link direction `l`, which hands it on to `d` (cut-through).
-    fn cut_through(&mut self, l: u32, d: u32, t: Transit) {
-        let now = self.now;
-        if let Some(at) = self.links[l as usize].offer_through(t, now, &mut self.drops) {
-            if let Some(ev) = self.links[d as usize].push_inbound(at, t) {
+    /// Offers a packet to link direction `l` at `now`, which hands it on to `d`
+    /// (cut-through); the caller frees the drops.
+    fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
+        if let Some(at) = self.links[l as usize].offer_through(t, now, true, &mut self.drops) {
+            if let Some(ev) = self.links[d as usize].push_inbound(at, l, t) {
                 self.events.schedule(ev, Event::Arrive(d));
+            }
+        }
+    }
+
+    /// Fed direction `d` takes in the packets that reach its near node by `upto` (before it,
+    /// if `exclusive`), each offered at its own time, in order; it hands on those whose next
+    /// direction is fed too.
+    fn pull(&mut self, d: u32, upto: SimTime, exclusive: bool) {
+        while let Some((at, t)) = self.links[d as usize].take_inbound(upto, exclusive) {
+            let link = &self.links[d as usize];
+            let next = if link.feeds && t.dst != link.to {
+                let e = self.routes.next_hop(link.to, t.dst);
+                self.links[e as usize].fed.then_some(e)
+            } else {
+                None
+            };
+            match next {
+                Some(e) => self.cut_through(d, e, t, at),
+                None => {
+                    // It arrives at the far node: the arrival event, armed after the pull,
+                    // covers it.
+                    let link = &mut self.links[d as usize];
+                    link.offer_through(t, at, false, &mut self.drops);
+                }
             }
         }
         self.free_drops();
@@ -326,14 +360,13 @@ impl Simulation {
     pub(crate) fn settle(&mut self, instant_begins: bool) {
         let now = self.now;
         for l in 0..self.links.len() {
+            // What a fed direction takes in by now changes nothing downstream before now
+            // (`net/link.rs`): the order of directions does not matter.
+            if self.links[l].fed {
+                self.pull(l as u32, now, instant_begins);
+            }
             let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);
-            self.links[l].advance(
-                &mut self.arena,
-                now,
-                instant_begins,
-                &mut self.drops,
-                watch.as_mut(),
-            );
+            self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
         }
         self.free_drops();
     }

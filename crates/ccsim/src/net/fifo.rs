@@ -24,6 +24,7 @@
 //! `tests/express_path.rs`); a hop costs a handful of integer operations instead of a queue
 //! discipline's enqueue and dequeue.
 
+use super::inbound::Inbound;
 use super::link::{LinkStats, Transit};
 use super::loss::LossModel;
 use crate::packet::PktId;
@@ -91,10 +92,10 @@ pub struct FifoLine {
     accepted: Accepted,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
-    /// Packets on their way here from the link that feeds this one (cut-through): the time
-    /// each reaches the near node, in order. They join the line when it is next touched,
-    /// offered at their own times (`net/link.rs`).
-    pub inbound: VecDeque<(SimTime, Transit)>,
+    /// Packets on their way here from the links that feed this one (cut-through), with the
+    /// time each reaches the near node. They join the line when it is next touched, offered
+    /// at their own times (`net/link.rs`).
+    pub inbound: Inbound,
 }
 
 impl FifoLine {
@@ -114,7 +115,7 @@ impl FifoLine {
             busy_until: SimTime::ZERO,
             accepted: Accepted::default(),
             last_sojourn: SimTime::ZERO,
-            inbound: VecDeque::new(),
+            inbound: Inbound::default(),
         }
     }
 
@@ -150,6 +151,25 @@ impl FifoLine {
     /// When the transmitter frees up (the last accepted packet's departure).
     pub fn busy_until(&self) -> SimTime {
         self.busy_until
+    }
+
+    /// Whether a packet of `size` bytes offered at `at` is sure to fit, if nothing else is
+    /// offered before it: the queue then holds the packets that have not started by `at`
+    /// (found by bisection: starts grow along the line), and at most the bytes waiting now.
+    pub fn fits_at(&self, at: SimTime, size: u32) -> bool {
+        let (mut lo, mut hi) = (self.started, self.tail);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.at(mid).start <= at {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let waiting = self.tail - lo;
+        waiting < self.limit_packets as u64
+            && (self.limit_bytes == u64::MAX
+                || self.waiting_bytes + size as u64 <= self.limit_bytes)
     }
 
     /// Moves the started frontier up to `now`; the packets the wire loses by `now` are counted

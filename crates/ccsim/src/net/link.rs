@@ -10,14 +10,20 @@
 //! timetable on arrival and never dequeues. Without per-packet transmit events a hop costs one
 //! event instead of two (docs/performance.md).
 //!
-//! **Cut-through.** Where a node only relays (no endpoint sends through it) and an express
-//! direction `d` leaving it carries only packets that came in over one express direction `u`,
-//! nothing but `u` can change `d`'s queue, and in `u`'s order. So `u` hands each such packet
-//! on as it accepts it: with its time of reaching the node, into `d`'s `inbound` list, which
-//! `d` offers to its line, each at its own time, whenever it is next touched (its arrival
-//! event, or a reading of its state). The node between needs no event: a dumbbell's packet
-//! costs two events instead of three (bottleneck and access link in one). The simulation
-//! finds these pairs from the flows' paths (`sim.rs`, `plan_cut_through`).
+//! **Cut-through.** Where an express direction `d` carries only packets that came in over
+//! express directions (no endpoint at its near node sends into it), nothing but those feeders
+//! can change `d`'s queue. So each feeder hands a packet for `d` on as soon as it knows when
+//! the packet reaches the node: with that time, into `d`'s `inbound` list (`inbound.rs`:
+//! merged in the order forwarding events would have run), which `d` offers to its line, each
+//! at its own time, whenever it is next touched (an arrival event, or a reading of its state).
+//! The node between needs no event. `d` may itself feed further directions (a bottleneck fed
+//! by access links feeds the receivers' access links): it then hands its packets on as it
+//! offers them, and keeps an event at the latest time that is still before any of them could
+//! reach the next node, when it takes in everything that has reached it by then — one event
+//! for many packets. The arrival event of a fed direction is armed for the first packet of
+//! its line or of its inbound list, whichever comes first; a packet pushed to the front of
+//! the list can move it earlier (the event armed before is then stale, and skipped). The
+//! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
 
 use super::fifo::{FifoLine, Offered};
 use super::general::General;
@@ -62,7 +68,7 @@ pub struct QueueWatch<'a> {
 /// along instead of reading the packet: by the time a packet reaches the next hop its memory
 /// has usually left the cache, and with many packets in flight that miss was the largest single
 /// cost of a hop (docs/performance.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Transit {
     pub pkt: PktId,
     /// Bytes on the wire.
@@ -108,6 +114,18 @@ impl Wire<'_> {
         *self.arrival_event
     }
 
+    /// Arms the arrival event at `t` if none is pending or the pending one is later (which
+    /// then goes stale); returns the time to schedule, if any.
+    #[inline]
+    fn arm_earlier(&mut self, t: Option<SimTime>) -> Option<SimTime> {
+        let t = t?;
+        if self.arrival_event.is_some_and(|p| p <= t) {
+            return None;
+        }
+        *self.arrival_event = Some(t);
+        Some(t)
+    }
+
     /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> SimTime {
@@ -127,17 +145,14 @@ enum Path {
     Express(FifoLine),
 }
 
-/// `LinkDir::fed_by` of a direction that no other hands packets to.
-pub const NOT_FED: u32 = u32::MAX;
-
 pub struct LinkDir {
     pub from: u32,
     pub to: u32,
     pub rate: Rate,
     pub delay: SimTime,
-    /// The direction that hands this one its packets (cut-through), or `NOT_FED`.
-    pub fed_by: u32,
-    /// Whether this direction hands packets on to directions it feeds.
+    /// Whether other directions hand this one all its packets (cut-through).
+    pub fed: bool,
+    /// Whether this direction hands packets on to directions that are fed.
     pub feeds: bool,
     arrival_event: Option<SimTime>,
     tx_time_cache: (u32, SimTime),
@@ -167,7 +182,7 @@ impl LinkDir {
             to,
             rate,
             delay,
-            fed_by: NOT_FED,
+            fed: false,
             feeds: false,
             arrival_event: None,
             tx_time_cache: (0, SimTime::ZERO),
@@ -218,8 +233,14 @@ impl LinkDir {
 
     /// Ends any cut-through role; call before any packet is offered.
     pub fn clear_cut_through(&mut self) {
-        self.fed_by = NOT_FED;
+        self.fed = false;
         self.feeds = false;
+    }
+
+    /// Makes an express direction fed (cut-through); call before any packet is offered.
+    pub fn set_fed(&mut self) {
+        debug_assert!(self.is_express(), "only express directions are fed");
+        self.fed = true;
     }
 
     /// Switches an express direction back to the general path (for tests comparing the two);
@@ -291,67 +312,87 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
-        debug_assert_eq!(
-            self.fed_by, NOT_FED,
-            "a fed direction takes only handed-on packets"
-        );
+        debug_assert!(!self.fed, "a fed direction takes only handed-on packets");
         let (path, mut w) = self.split();
         match path {
             Path::Express(f) => {
                 enqueue_express(f, t, now, false, drops, &mut w);
-                w.arm(|w| next_arrival_express(f, w))
+                w.arm(|w| next_event_express(f, w, false))
             }
             Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
         }
     }
 
-    /// Offers a packet at `now` that is to be handed on to a direction this one feeds
-    /// (express only). Returns when it reaches the far node, unless the queue is full or
-    /// the wire loses it; from then on it belongs to the next direction (`push_inbound`).
+    /// Offers a packet at `now` without arming the arrival event (express only): one to be
+    /// handed on (`pass`) to a direction this one feeds, or one taken from the inbound list
+    /// (the caller arms the event afterwards). Returns when it reaches the far node, unless
+    /// the queue is full or the wire loses it; a packet passed on belongs to the next
+    /// direction from then on (`push_inbound`).
     #[inline]
     pub fn offer_through(
         &mut self,
         t: Transit,
         now: SimTime,
+        pass: bool,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
         let (Path::Express(f), mut w) = self.split() else {
             unreachable!("only express directions feed others");
         };
-        match enqueue_express(f, t, now, true, drops, &mut w) {
+        match enqueue_express(f, t, now, pass, drops, &mut w) {
             Offered::Arrives(at) => Some(at),
             Offered::Dropped | Offered::Lost => None,
         }
     }
 
-    /// Takes a packet handed on by the feeding direction, reaching this one's near node at
-    /// `at`; returns the time of an arrival event to schedule, if none is pending.
+    /// Takes a packet handed on by feeding direction `feeder`, reaching this one's near node at
+    /// `at`; returns the time of an arrival event to schedule, if it needs one earlier than
+    /// the pending one.
     #[inline]
-    pub fn push_inbound(&mut self, at: SimTime, t: Transit) -> Option<SimTime> {
+    pub fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
+        let feeds = self.feeds;
         let (Path::Express(f), mut w) = self.split() else {
             unreachable!("only express directions are fed");
         };
-        f.inbound.push_back((at, t));
-        w.arm(|w| next_arrival_express(f, w))
+        if !f.inbound.push(at, feeder, t) {
+            // Behind the first: it cannot reach the far node, or the next one, earlier.
+            return None;
+        }
+        let next = next_event_express(f, &mut w, feeds);
+        w.arm_earlier(next)
+    }
+
+    /// Takes the first packet of the inbound list if it reaches the near node by `upto`
+    /// (before it, if `exclusive`), to be offered at that time.
+    #[inline]
+    pub fn take_inbound(&mut self, upto: SimTime, exclusive: bool) -> Option<(SimTime, Transit)> {
+        match &mut self.path {
+            Path::Express(f) => f.inbound.take_until(upto, exclusive),
+            Path::General(_) => None,
+        }
+    }
+
+    /// Whether the arrival event at `now` is the pending one (not one made stale by an
+    /// earlier `push_inbound`).
+    #[inline]
+    pub fn event_due(&self, now: SimTime) -> bool {
+        self.arrival_event == Some(now)
     }
 
     /// Replays every transmit completion due by `now` and brings the counters up to it (call
     /// before reading them); queue changes go to `watch` at the times they happen (general
-    /// path). Packets handed on by a feeding direction join the
-    /// queue first: those reaching it by `now`, or, with `instant_begins`, only those before
-    /// `now` (a sample at `now` runs before the instant's arrivals, `engine/mod.rs`).
+    /// path). A fed direction's inbound packets due by then must have been taken in first
+    /// (`sim.rs`, `pull`).
     pub fn advance(
         &mut self,
         arena: &mut PacketArena,
         now: SimTime,
-        instant_begins: bool,
         drops: &mut Vec<PktId>,
         watch: Option<&mut QueueWatch>,
     ) {
         let (path, mut w) = self.split();
         match path {
             Path::Express(f) => {
-                pull_inbound(f, now, instant_begins, drops, &mut w);
                 f.advance(now, w.stats, drops);
                 f.stats_at(now, w.stats);
             }
@@ -359,9 +400,10 @@ impl LinkDir {
         }
     }
 
-    /// The pending arrival event fired: returns the packet that reached the far node (none if
-    /// the one expected was lost on the wire) and the time of the next arrival event to
-    /// schedule, if any.
+    /// The pending arrival event fired (`event_due`; a fed direction's inbound packets due by
+    /// `now` taken in first): returns the packet that reached the far node (none if the one
+    /// expected was lost on the wire, or the event was for taking packets in) and the time of
+    /// the next arrival event to schedule, if any.
     #[inline]
     pub fn arrive(
         &mut self,
@@ -370,14 +412,15 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         watch: Option<QueueWatch>,
     ) -> (Option<Transit>, Option<SimTime>) {
+        debug_assert!(self.event_due(now));
         self.arrival_event = None;
+        let feeds = self.feeds;
         let (path, mut w) = self.split();
         match path {
             Path::Express(f) => {
-                pull_inbound(f, now, false, drops, &mut w);
                 f.advance(now, w.stats, drops);
                 let p = f.arrive(now, w.delay);
-                (p, w.arm(|w| next_arrival_express(f, w)))
+                (p, w.arm(|w| next_event_express(f, w, feeds)))
             }
             Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
         }
@@ -444,36 +487,30 @@ fn enqueue_express(
     r
 }
 
-/// Offers the packets handed on from the feeding direction that reach this one by `upto`
-/// (before it, if `exclusive`), each at its own time: the queue sees them exactly as if
-/// each had been forwarded by an event at that time.
+/// When the direction's arrival event is next needed: the first packet on the line that
+/// arrives at the far node, or the first one on its way in, whichever is sooner. The first
+/// inbound packet, if it is sure to fit the queue, reaches the far node before any packet
+/// behind it (FIFO); if it may be dropped, one behind it may come sooner, so the event is for
+/// taking it in at its own time. A direction that `feeds` others must take a packet in before
+/// it can reach the next node: its event is one nanosecond before (planning gives feeders a
+/// delay of at least that), and it takes in every packet that has come by then.
 #[inline]
-fn pull_inbound(
-    f: &mut FifoLine,
-    upto: SimTime,
-    exclusive: bool,
-    drops: &mut Vec<PktId>,
-    w: &mut Wire,
-) {
-    while let Some(&(at, t)) = f.inbound.front() {
-        if at > upto || (exclusive && at == upto) {
-            break;
+fn next_event_express(f: &mut FifoLine, w: &mut Wire, feeds: bool) -> Option<SimTime> {
+    let line = f.next_arrival(w.delay);
+    let Some((at, t)) = f.inbound.first() else {
+        return line;
+    };
+    let inbound = if f.fits_at(at, t.size) {
+        let reach = at.max(f.busy_until()) + w.tx_time(t.size) + w.delay;
+        if feeds {
+            reach - SimTime(1)
+        } else {
+            reach
         }
-        f.inbound.pop_front();
-        enqueue_express(f, t, at, false, drops, w);
-    }
-}
-
-/// The next arrival at the far node: the first packet on the line that will arrive, or else
-/// the first one on its way in, if it is not dropped (if it is, the event finds nothing and
-/// looks again). Packets come in in order and nothing else joins the queue, so no later one
-/// can arrive earlier.
-#[inline]
-fn next_arrival_express(f: &mut FifoLine, w: &mut Wire) -> Option<SimTime> {
-    f.next_arrival(w.delay).or_else(|| {
-        let &(at, t) = f.inbound.front()?;
-        Some(at.max(f.busy_until()) + w.tx_time(t.size) + w.delay)
-    })
+    } else {
+        at
+    };
+    Some(line.map_or(inbound, |l| l.min(inbound)))
 }
 
 #[cfg(test)]
@@ -533,7 +570,7 @@ mod tests {
             (Some(tr(p[2], &arena)), None)
         );
         // Queue: 2 waiting over [0, 8 ms), 1 over [8, 16 ms): 24 packet·ms over 34 ms.
-        l.advance(&mut arena, ms(34), false, &mut drops, None);
+        l.advance(&mut arena, ms(34), &mut drops, None);
         let (avg, _) = l.averages(ms(34));
         assert!((avg - 24.0 / 34.0).abs() < 1e-12, "{avg}");
         assert_eq!(l.stats.departures, 3);

@@ -2,6 +2,7 @@
 
 pub mod fifo;
 mod general;
+mod inbound;
 pub mod link;
 pub mod loss;
 pub mod routing;

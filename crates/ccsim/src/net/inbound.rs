@@ -1,0 +1,175 @@
+//! Packets on their way into a link direction from the directions that feed it (cut-through,
+//! `net/link.rs`): each with the time it reaches the direction's near node, taken in the order
+//! the forwarding events would have run.
+//!
+//! A feeder hands its packets on in the order they reach the node. With several (flows merging
+//! into a bottleneck) they are taken by time and, at equal times, in the order the engine gives
+//! the events that would have forwarded them (`Event::order`): the queue downstream sees
+//! exactly the offers, in exactly the order, that forwarding by events gives it.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::link::Transit;
+use crate::engine::Event;
+use crate::time::SimTime;
+
+/// A packet on its way in: when it reaches the node, and over which direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Item {
+    at: SimTime,
+    feeder: u32,
+    t: Transit,
+}
+
+impl Item {
+    /// Time, then the tie order of the event that would have forwarded it.
+    fn key(&self) -> u128 {
+        ((self.at.0 as u128) << 64) | Event::Arrive(self.feeder).order(self.at) as u128
+    }
+}
+
+/// Packets in order of their keys: a run that arrives in order (nearly all of them — feeders
+/// with equal delays hand packets on about in the order they reach the node) and a heap for
+/// those that overtake the run's last one.
+#[derive(Default)]
+pub struct Inbound {
+    run: VecDeque<Item>,
+    late: BinaryHeap<Reverse<(u128, Transit, u32)>>,
+}
+
+impl Inbound {
+    /// Adds a packet reaching the node at `at` over direction `feeder`. Returns whether it is
+    /// now the first to reach the node.
+    #[inline]
+    pub fn push(&mut self, at: SimTime, feeder: u32, t: Transit) -> bool {
+        let item = Item { at, feeder, t };
+        let in_order = match self.run.back() {
+            None => true,
+            Some(b) => b.at < at || (b.at == at && b.key() < item.key()),
+        };
+        if in_order {
+            self.run.push_back(item);
+            return self.run.len() == 1 && self.late.is_empty();
+        }
+        let key = item.key();
+        let first = self.first_key().is_none_or(|k| key < k);
+        self.late.push(Reverse((key, t, feeder)));
+        first
+    }
+
+    fn first_key(&self) -> Option<u128> {
+        let run = self.run.front().map(Item::key);
+        let late = self.late.peek().map(|Reverse((k, _, _))| *k);
+        match (run, late) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether the first packet is the late heap's.
+    #[inline]
+    fn first_is_late(&self) -> bool {
+        match (self.run.front(), self.late.peek()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(r), Some(Reverse((k, _, _)))) => *k < r.key(),
+        }
+    }
+
+    /// The first packet to reach the node, and when.
+    #[inline]
+    pub fn first(&self) -> Option<(SimTime, Transit)> {
+        if self.late.is_empty() || !self.first_is_late() {
+            self.run.front().map(|i| (i.at, i.t))
+        } else {
+            self.late
+                .peek()
+                .map(|Reverse((k, t, _))| (SimTime((k >> 64) as u64), *t))
+        }
+    }
+
+    /// Takes the first packet if it reaches the node by `upto` (before it, if `exclusive`).
+    #[inline]
+    pub fn take_until(&mut self, upto: SimTime, exclusive: bool) -> Option<(SimTime, Transit)> {
+        let due = |at: SimTime| at < upto || (!exclusive && at == upto);
+        if self.late.is_empty() || !self.first_is_late() {
+            let i = self.run.front()?;
+            if !due(i.at) {
+                return None;
+            }
+            return self.run.pop_front().map(|i| (i.at, i.t));
+        }
+        let Reverse((k, _, _)) = self.late.peek()?;
+        if !due(SimTime((k >> 64) as u64)) {
+            return None;
+        }
+        self.late
+            .pop()
+            .map(|Reverse((k, t, _))| (SimTime((k >> 64) as u64), t))
+    }
+
+    pub fn len(&self) -> usize {
+        self.run.len() + self.late.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PktId;
+
+    fn tr(i: u32) -> Transit {
+        Transit {
+            pkt: PktId(i),
+            size: 100,
+            dst: 0,
+        }
+    }
+
+    /// Two feeders whose forwarding events at time 5 run C before A.
+    fn tied_feeders() -> (u32, u32) {
+        let order = |f: u32| Event::Arrive(f).order(SimTime(5));
+        let (x, y) = (1, 2);
+        if order(x) < order(y) {
+            (y, x)
+        } else {
+            (x, y)
+        }
+    }
+
+    #[test]
+    fn several_feeders_are_merged_by_time_then_tie_order() {
+        let (a, c) = tied_feeders();
+        let b = 3;
+        let mut m = Inbound::default();
+        // Feeder A hands on packets reaching the node at 5 and 9, B at 7, C at 5 (its event
+        // runs before A's): taken as C 5, A 5, B 7, A 9.
+        assert!(m.push(SimTime(5), a, tr(1)));
+        assert!(!m.push(SimTime(9), a, tr(2)));
+        assert!(!m.push(SimTime(7), b, tr(3)));
+        assert!(m.push(SimTime(5), c, tr(4)));
+        assert_eq!(m.len(), 4);
+        assert_eq!(m.take_until(SimTime(5), true), None);
+        let mut got = vec![];
+        while let Some((at, t)) = m.take_until(SimTime(8), false) {
+            got.push((at.0, t.pkt.0));
+        }
+        assert_eq!(got, [(5, 4), (5, 1), (7, 3)]);
+        assert_eq!(m.first(), Some((SimTime(9), tr(2))));
+        assert_eq!(m.take_until(SimTime(9), false), Some((SimTime(9), tr(2))));
+        assert_eq!(m.len(), 0);
+    }
+
+    #[test]
+    fn one_feeder_keeps_its_order() {
+        let mut q = Inbound::default();
+        assert!(q.push(SimTime(3), 0, tr(1)));
+        assert!(!q.push(SimTime(4), 0, tr(2)));
+        assert!(!q.push(SimTime(4), 0, tr(3)));
+        assert_eq!(q.take_until(SimTime(4), true), Some((SimTime(3), tr(1))));
+        assert_eq!(q.take_until(SimTime(4), true), None);
+        assert_eq!(q.take_until(SimTime(4), false), Some((SimTime(4), tr(2))));
+        assert_eq!(q.take_until(SimTime(4), false), Some((SimTime(4), tr(3))));
+    }
+}
