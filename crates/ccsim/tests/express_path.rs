@@ -40,6 +40,15 @@ fn run_with(json: &str, mode: Mode) -> Results {
     ccsim::results::collect(&mut sim)
 }
 
+/// The index of the link direction from node `a` to node `b`.
+fn direction(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> usize {
+    let names = &sim.node_names;
+    sim.links
+        .iter()
+        .position(|l| names[l.from as usize] == a && names[l.to as usize] == b)
+        .unwrap_or_else(|| panic!("no direction {a} -> {b}"))
+}
+
 fn assert_same(json: &str) {
     let g = run_with(json, Mode::General);
     let e = run_with(json, Mode::Express);
@@ -150,12 +159,7 @@ fn a_fed_link_that_is_the_bottleneck_drops_and_loses() {
     assert_same(json);
     // The direction n1 -> n2 is fed, overflows and loses.
     let mut sim = ccsim::scenario::load(json).unwrap();
-    let names = sim.node_names.clone();
-    let d = sim
-        .links
-        .iter()
-        .position(|l| names[l.from as usize] == "n1" && names[l.to as usize] == "n2")
-        .unwrap();
+    let d = direction(&sim, "n1", "n2");
     assert!(sim.links[d].fed);
     let r = ccsim::results::collect(&mut {
         sim.run();
@@ -195,13 +199,7 @@ fn merging_feeders_with_unequal_delays_and_a_chain_of_relays() {
         "trace":{"series":["cwnd","queue","queue_bytes","sojourn"],"interval":"3ms"}}"#;
     assert_same(json);
     let mut sim = ccsim::scenario::load(json).unwrap();
-    let names = sim.node_names.clone();
-    let dir = |a: &str, b: &str| {
-        sim.links
-            .iter()
-            .position(|l| names[l.from as usize] == a && names[l.to as usize] == b)
-            .unwrap()
-    };
+    let dir = |a, b| direction(&sim, a, b);
     let (m, b, e2, back) = (
         dir("r1", "r2"),
         dir("r2", "r3"),

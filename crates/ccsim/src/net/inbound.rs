@@ -29,6 +29,11 @@ impl Item {
     }
 }
 
+/// The time in a key.
+fn time_of(key: u128) -> SimTime {
+    SimTime((key >> 64) as u64)
+}
+
 /// Packets in order of their keys: a run that arrives in order (nearly all of them — feeders
 /// with equal delays hand packets on about in the order they reach the node) and a heap for
 /// those that overtake the run's last one.
@@ -83,9 +88,7 @@ impl Inbound {
         if self.late.is_empty() || !self.first_is_late() {
             self.run.front().map(|i| (i.at, i.t))
         } else {
-            self.late
-                .peek()
-                .map(|Reverse((k, t, _))| (SimTime((k >> 64) as u64), *t))
+            self.late.peek().map(|Reverse((k, t, _))| (time_of(*k), *t))
         }
     }
 
@@ -101,12 +104,10 @@ impl Inbound {
             return self.run.pop_front().map(|i| (i.at, i.t));
         }
         let Reverse((k, _, _)) = self.late.peek()?;
-        if !due(SimTime((k >> 64) as u64)) {
+        if !due(time_of(*k)) {
             return None;
         }
-        self.late
-            .pop()
-            .map(|Reverse((k, t, _))| (SimTime((k >> 64) as u64), t))
+        self.late.pop().map(|Reverse((k, t, _))| (time_of(k), t))
     }
 
     pub fn len(&self) -> usize {
