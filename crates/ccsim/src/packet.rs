@@ -159,18 +159,15 @@ pub struct PacketArena {
 }
 
 impl PacketArena {
-    pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.alloc_copy(&p)
-    }
-    /// Allocates a copy of `p` (copied once, straight into its slot).
+    /// Moves `p` into a free slot (one copy: a clone would copy field by field).
     #[inline]
-    pub fn alloc_copy(&mut self, p: &Packet) -> PktId {
+    pub fn alloc(&mut self, p: Packet) -> PktId {
         self.live += 1;
         if let Some(i) = self.free.pop() {
-            self.slots[i as usize].clone_from(p);
+            self.slots[i as usize] = p;
             PktId(i)
         } else {
-            self.slots.push(p.clone());
+            self.slots.push(p);
             PktId(self.slots.len() as u32 - 1)
         }
     }

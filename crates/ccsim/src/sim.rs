@@ -392,19 +392,12 @@ impl Simulation {
     /// Sends what an endpoint at `node` put in `out`.
     fn flush(&mut self, node: u32) {
         let mut out = std::mem::take(&mut self.out);
-        for p in &out {
+        for p in out.drain(..) {
             self.counters.injected += 1;
-            let pkt = self.arena.alloc_copy(p);
-            self.forward(
-                node,
-                Transit {
-                    pkt,
-                    size: p.size,
-                    dst: p.dst,
-                },
-            );
+            let (size, dst) = (p.size, p.dst);
+            let pkt = self.arena.alloc(p);
+            self.forward(node, Transit { pkt, size, dst });
         }
-        out.clear();
         self.out = out;
     }
 

@@ -157,6 +157,15 @@ impl FifoLine {
     /// offered before it: the queue then holds the packets that have not started by `at`
     /// (found by bisection: starts grow along the line), and at most the bytes waiting now.
     pub fn fits_at(&self, at: SimTime, size: u32) -> bool {
+        let bytes_fit =
+            self.limit_bytes == u64::MAX || self.waiting_bytes + size as u64 <= self.limit_bytes;
+        if !bytes_fit {
+            return false;
+        }
+        // The queue only shrinks until `at`: if it has room now, it has room then.
+        if self.tail - self.started < self.limit_packets as u64 {
+            return true;
+        }
         let (mut lo, mut hi) = (self.started, self.tail);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -166,15 +175,12 @@ impl FifoLine {
                 hi = mid;
             }
         }
-        let waiting = self.tail - lo;
-        waiting < self.limit_packets as u64
-            && (self.limit_bytes == u64::MAX
-                || self.waiting_bytes + size as u64 <= self.limit_bytes)
+        self.tail - lo < self.limit_packets as u64
     }
 
     /// Moves the started frontier up to `now`; the packets the wire loses by `now` are counted
-    /// and go to `drops`, and slots of sent packets that will not arrive here (lost, passed
-    /// on) leave the head.
+    /// and go to `drops`. Slots of sent packets that will not arrive here (lost, passed on)
+    /// leave the head lazily: when the ring is full (`offer`) or an arrival passes them.
     #[inline(always)]
     pub fn advance(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
         while self.started < self.tail && self.at(self.started).start <= now {
@@ -186,6 +192,10 @@ impl FifoLine {
         if self.lost.front().is_some_and(|&(t, _)| t <= now) {
             self.count_losses(now, stats, drops);
         }
+    }
+
+    /// Moves the head past the slots of packets sent by `now` that will not arrive here.
+    fn release(&mut self, now: SimTime) {
         while self.head < self.started {
             let s = self.at(self.head);
             if s.arrives || s.done > now {
@@ -252,7 +262,10 @@ impl FifoLine {
             return Offered::Dropped;
         }
         if self.tail - self.head == self.slots.len() as u64 {
-            self.grow();
+            self.release(now);
+            if self.tail - self.head == self.slots.len() as u64 {
+                self.grow();
+            }
         }
         let start = now.max(self.busy_until);
         let done = start + tx;

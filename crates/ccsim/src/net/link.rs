@@ -114,25 +114,10 @@ impl Wire<'_> {
         *self.arrival_event
     }
 
-    /// Arms the arrival event at `t` if none is pending or the pending one is later (which
-    /// then goes stale); returns the time to schedule, if any.
-    #[inline]
-    fn arm_earlier(&mut self, t: Option<SimTime>) -> Option<SimTime> {
-        let t = t?;
-        if self.arrival_event.is_some_and(|p| p <= t) {
-            return None;
-        }
-        *self.arrival_event = Some(t);
-        Some(t)
-    }
-
     /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> SimTime {
-        if self.tx_time_cache.0 != size {
-            *self.tx_time_cache = (size, self.rate.tx_time(size));
-        }
-        self.tx_time_cache.1
+        tx_time(self.tx_time_cache, self.rate, size)
     }
 }
 
@@ -313,14 +298,18 @@ impl LinkDir {
         watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
         debug_assert!(!self.fed, "a fed direction takes only handed-on packets");
-        let (path, mut w) = self.split();
-        match path {
-            Path::Express(f) => {
-                enqueue_express(f, t, now, false, drops, &mut w);
-                w.arm(|w| next_event_express(f, w, false))
+        if let Path::Express(_) = self.path {
+            self.enqueue_express(t, now, false, drops);
+            if self.arrival_event.is_some() {
+                return None;
             }
-            Path::General(g) => g.offer(t, arena, now, drops, &mut w, watch),
+            self.arrival_event = self.next_event_express();
+            return self.arrival_event;
         }
+        let (Path::General(g), mut w) = self.split() else {
+            unreachable!("the express path returned above");
+        };
+        g.offer(t, arena, now, drops, &mut w, watch)
     }
 
     /// Offers a packet at `now` without arming the arrival event (express only): one to be
@@ -336,10 +325,7 @@ impl LinkDir {
         pass: bool,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        let (Path::Express(f), mut w) = self.split() else {
-            unreachable!("only express directions feed others");
-        };
-        match enqueue_express(f, t, now, pass, drops, &mut w) {
+        match self.enqueue_express(t, now, pass, drops) {
             Offered::Arrives(at) => Some(at),
             Offered::Dropped | Offered::Lost => None,
         }
@@ -350,16 +336,20 @@ impl LinkDir {
     /// the pending one.
     #[inline]
     pub fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
-        let feeds = self.feeds;
-        let (Path::Express(f), mut w) = self.split() else {
+        let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions are fed");
         };
         if !f.inbound.push(at, feeder, t) {
             // Behind the first: it cannot reach the far node, or the next one, earlier.
             return None;
         }
-        let next = next_event_express(f, &mut w, feeds);
-        w.arm_earlier(next)
+        let next = self.next_event_express()?;
+        // A pending event that is later goes stale (`event_due`).
+        if self.arrival_event.is_some_and(|p| p <= next) {
+            return None;
+        }
+        self.arrival_event = Some(next);
+        Some(next)
     }
 
     /// Takes the first packet of the inbound list if it reaches the near node by `upto`
@@ -414,16 +404,16 @@ impl LinkDir {
     ) -> (Option<Transit>, Option<SimTime>) {
         debug_assert!(self.event_due(now));
         self.arrival_event = None;
-        let feeds = self.feeds;
-        let (path, mut w) = self.split();
-        match path {
-            Path::Express(f) => {
-                f.advance(now, w.stats, drops);
-                let p = f.arrive(now, w.delay);
-                (p, w.arm(|w| next_event_express(f, w, feeds)))
-            }
-            Path::General(g) => g.arrive(arena, now, drops, &mut w, watch),
+        if let Path::Express(f) = &mut self.path {
+            f.advance(now, &mut self.stats, drops);
+            let p = f.arrive(now, self.delay);
+            self.arrival_event = self.next_event_express();
+            return (p, self.arrival_event);
         }
+        let (Path::General(g), mut w) = self.split() else {
+            unreachable!("the express path returned above");
+        };
+        g.arrive(arena, now, drops, &mut w, watch)
     }
 
     /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
@@ -460,57 +450,79 @@ impl LinkDir {
     }
 }
 
-/// Offers a packet to the express line at `now`: brings the line up to `now`, counts the
-/// arrival, and queues the packet (to arrive here, or to be `pass`ed on) or drops it.
-#[inline]
-fn enqueue_express(
-    f: &mut FifoLine,
-    t: Transit,
-    now: SimTime,
-    pass: bool,
-    drops: &mut Vec<PktId>,
-    w: &mut Wire,
-) -> Offered {
-    let tx = w.tx_time(t.size);
-    f.advance(now, w.stats, drops);
-    w.stats.arrivals += 1;
-    let r = f.offer(t, tx, w.delay, now, pass, w.loss, w.rng);
-    if r == Offered::Dropped {
-        w.stats.drops_overflow += 1;
-        drops.push(t.pkt);
-        return r;
+impl LinkDir {
+    /// Offers a packet to the express line at `now`: brings the line up to `now`, counts the
+    /// arrival, and queues the packet (to arrive here, or to be `pass`ed on) or drops it.
+    /// Borrows the direction's fields one by one (no `Wire`): this runs for every packet at
+    /// every hop.
+    #[inline]
+    fn enqueue_express(
+        &mut self,
+        t: Transit,
+        now: SimTime,
+        pass: bool,
+        drops: &mut Vec<PktId>,
+    ) -> Offered {
+        let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
+        let Path::Express(f) = &mut self.path else {
+            unreachable!("only express directions take express offers");
+        };
+        let stats = &mut self.stats;
+        f.advance(now, stats, drops);
+        stats.arrivals += 1;
+        let r = f.offer(t, tx, self.delay, now, pass, &mut self.loss, &mut self.rng);
+        if r == Offered::Dropped {
+            stats.drops_overflow += 1;
+            drops.push(t.pkt);
+            return r;
+        }
+        // As on the general path, the queue length seen includes the arriving packet, even
+        // when it started at once (then the queue holds nothing else).
+        stats.max_len_pkts = stats.max_len_pkts.max(f.len_packets().max(1));
+        stats.max_len_bytes = stats.max_len_bytes.max(f.len_bytes().max(t.size as u64));
+        r
     }
-    // As on the general path, the queue length seen includes the arriving packet, even when
-    // it started at once (then the queue holds nothing else).
-    w.stats.max_len_pkts = w.stats.max_len_pkts.max(f.len_packets().max(1));
-    w.stats.max_len_bytes = w.stats.max_len_bytes.max(f.len_bytes().max(t.size as u64));
-    r
+
+    /// When the express direction's arrival event is next needed: the first packet on the
+    /// line that arrives at the far node, or the first one on its way in, whichever is sooner.
+    /// The first inbound packet, if it is sure to fit the queue, reaches the far node before
+    /// any packet behind it (FIFO); if it may be dropped, one behind it may come sooner, so the
+    /// event is for taking it in at its own time. A direction that `feeds` others must take a
+    /// packet in before it can reach the next node: its event is one nanosecond before
+    /// (planning gives feeders a delay of at least that), and it takes in every packet that
+    /// has come by then.
+    #[inline]
+    fn next_event_express(&mut self) -> Option<SimTime> {
+        let Path::Express(f) = &mut self.path else {
+            unreachable!("only express directions take express offers");
+        };
+        let line = f.next_arrival(self.delay);
+        let Some((at, t)) = f.inbound.first() else {
+            return line;
+        };
+        let inbound = if f.fits_at(at, t.size) {
+            let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
+            let reach = at.max(f.busy_until()) + tx + self.delay;
+            if self.feeds {
+                reach - SimTime(1)
+            } else {
+                reach
+            }
+        } else {
+            at
+        };
+        Some(line.map_or(inbound, |l| l.min(inbound)))
+    }
 }
 
-/// When the direction's arrival event is next needed: the first packet on the line that
-/// arrives at the far node, or the first one on its way in, whichever is sooner. The first
-/// inbound packet, if it is sure to fit the queue, reaches the far node before any packet
-/// behind it (FIFO); if it may be dropped, one behind it may come sooner, so the event is for
-/// taking it in at its own time. A direction that `feeds` others must take a packet in before
-/// it can reach the next node: its event is one nanosecond before (planning gives feeders a
-/// delay of at least that), and it takes in every packet that has come by then.
+/// Serialisation time of `size` bytes at `rate`, through a one-entry cache (most packets on a
+/// direction share one or two sizes, and the division is the slow part).
 #[inline]
-fn next_event_express(f: &mut FifoLine, w: &mut Wire, feeds: bool) -> Option<SimTime> {
-    let line = f.next_arrival(w.delay);
-    let Some((at, t)) = f.inbound.first() else {
-        return line;
-    };
-    let inbound = if f.fits_at(at, t.size) {
-        let reach = at.max(f.busy_until()) + w.tx_time(t.size) + w.delay;
-        if feeds {
-            reach - SimTime(1)
-        } else {
-            reach
-        }
-    } else {
-        at
-    };
-    Some(line.map_or(inbound, |l| l.min(inbound)))
+fn tx_time(cache: &mut (u32, SimTime), rate: Rate, size: u32) -> SimTime {
+    if cache.0 != size {
+        *cache = (size, rate.tx_time(size));
+    }
+    cache.1
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ impl Sender {
                 self.st.cwnd = self.st.ssthresh;
                 self.rescue_rxt = None;
                 self.set_high_rxt(una);
-                if !self.segs[0].sacked {
+                if !self.segs[0].sacked() {
                     self.transmit(una, io);
                     self.set_high_rxt(una + 1);
                 }

@@ -103,8 +103,9 @@ impl Sender {
             self.board.add(first, last, &mut new);
             for &(x, y) in &new {
                 for s in x..y {
-                    debug_assert!(!self.segs[(s - self.una) as usize].sacked);
-                    self.segs[(s - self.una) as usize].sacked = true;
+                    let m = &mut self.segs[(s - self.una) as usize];
+                    debug_assert!(!m.sacked());
+                    m.set_sacked(true);
                     self.board_sacked(s);
                 }
             }
@@ -130,7 +131,7 @@ impl Sender {
     /// The cumulative ACK is about to cover the first `acked` segments.
     pub(super) fn board_acked(&mut self, acked: u64) {
         for (i, m) in self.segs.iter().take(acked as usize).enumerate() {
-            if m.sacked {
+            if m.sacked() {
                 self.board.n_sacked -= 1;
                 if self.una + (i as u64) < self.high_rxt {
                     self.board.sacked_below_rxt -= 1;
@@ -150,7 +151,7 @@ impl Sender {
         let from = lo.max(self.una);
         let to = hi.min(self.high);
         let n = (from..to)
-            .filter(|&s| self.segs[(s - self.una) as usize].sacked)
+            .filter(|&s| self.segs[(s - self.una) as usize].sacked())
             .count() as u64;
         if v >= self.high_rxt {
             self.board.sacked_below_rxt += n;
@@ -202,7 +203,7 @@ impl Sender {
         let mut lost_below = self.una;
         let mut sacked_top = self.una;
         for (i, m) in self.segs.iter().enumerate().rev() {
-            if m.sacked {
+            if m.sacked() {
                 let s = self.una + i as u64;
                 if sacked_top == self.una {
                     sacked_top = s + 1;
@@ -216,7 +217,7 @@ impl Sender {
         }
         let mut pipe = 0;
         for (i, m) in self.segs.iter().enumerate() {
-            if m.sacked {
+            if m.sacked() {
                 continue;
             }
             let s = self.una + i as u64;
@@ -231,7 +232,7 @@ impl Sender {
     }
 
     pub(super) fn is_lost(&self, seg: u64) -> bool {
-        if seg < self.una || seg >= self.high || self.segs[(seg - self.una) as usize].sacked {
+        if seg < self.una || seg >= self.high || self.segs[(seg - self.una) as usize].sacked() {
             return false;
         }
         seg < self.scan().lost_below

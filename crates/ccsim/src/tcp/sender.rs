@@ -18,14 +18,42 @@ use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
 use crate::time::SimTime;
 
-/// Per-segment book-keeping for segments in `[una, high)`.
+/// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
+/// per segment in flight): when it was last sent, in the low 62 bits (a run lasts less than
+/// 2^62 ns, `scenario/build.rs`), whether it was retransmitted (Karn's rule: no RTT sample
+/// from it) and whether a SACK block reported it.
 #[derive(Copy, Clone, Debug)]
-pub(super) struct SegMeta {
-    pub sent: SimTime,
-    /// Retransmitted at least once (Karn's rule: no RTT sample from it).
-    pub retx: bool,
-    /// Reported by a SACK block.
-    pub sacked: bool,
+pub(super) struct SegMeta(u64);
+
+const RETX: u64 = 1 << 63;
+const SACKED: u64 = 1 << 62;
+
+impl SegMeta {
+    fn new(sent: SimTime) -> SegMeta {
+        debug_assert!(sent.0 < SACKED, "times fit in 62 bits");
+        SegMeta(sent.0)
+    }
+
+    pub fn sent(self) -> SimTime {
+        SimTime(self.0 & (SACKED - 1))
+    }
+
+    pub fn retx(self) -> bool {
+        self.0 & RETX != 0
+    }
+
+    pub fn sacked(self) -> bool {
+        self.0 & SACKED != 0
+    }
+
+    pub fn set_sacked(&mut self, on: bool) {
+        self.0 = (self.0 & !SACKED) | if on { SACKED } else { 0 };
+    }
+
+    /// Sent again at `now`: retransmitted, and keeping its SACK mark.
+    fn resent(&mut self, now: SimTime) {
+        *self = SegMeta(SegMeta::new(now).0 | RETX | (self.0 & SACKED));
+    }
 }
 
 /// Counters reported per flow.
@@ -245,15 +273,9 @@ impl Sender {
         if seg >= self.high {
             debug_assert_eq!(seg, self.high);
             self.high = seg + 1;
-            self.segs.push_back(SegMeta {
-                sent: io.now,
-                retx: false,
-                sacked: false,
-            });
+            self.segs.push_back(SegMeta::new(io.now));
         } else {
-            let m = &mut self.segs[(seg - self.una) as usize];
-            m.sent = io.now;
-            m.retx = true;
+            self.segs[(seg - self.una) as usize].resent(io.now);
             self.stats.retransmits += 1;
         }
         self.stats.bytes_sent += len as u64;
@@ -425,9 +447,9 @@ impl Sender {
             // Karn: no sample if the ACK covers any retransmitted segment, or the sample would
             // include the timeout or recovery wait (Linux `FLAG_RETRANS_DATA_ACKED`).
             let covered = &self.segs;
-            let any_retx = covered.iter().take(acked as usize).any(|m| m.retx);
+            let any_retx = covered.iter().take(acked as usize).any(|m| m.retx());
             let m = covered[(ack - 1 - self.una) as usize];
-            (!any_retx).then(|| now - m.sent)
+            (!any_retx).then(|| now - m.sent())
         };
         if let Some(r) = rtt {
             self.rtt_sample(r, io);
@@ -508,7 +530,7 @@ impl Sender {
         self.dupacks = 0;
         // RFC 6675 §5.1 / RFC 2018: forget SACK information and go back to SND.UNA.
         for m in self.segs.iter_mut() {
-            m.sacked = false;
+            m.set_sacked(false);
         }
         self.board = Default::default();
         self.high_rxt = self.una;
@@ -547,5 +569,26 @@ impl Sender {
             CaState::Recovery => 1.0,
             CaState::Loss => 2.0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_record_packs_its_send_time_and_two_marks_in_one_word() {
+        assert_eq!(std::mem::size_of::<SegMeta>(), 8);
+        // The latest time a run may reach (just under 2^62 ns) survives both marks.
+        let late = SimTime((1 << 62) - 1);
+        let mut m = SegMeta::new(late);
+        assert_eq!((m.sent(), m.retx(), m.sacked()), (late, false, false));
+        m.set_sacked(true);
+        assert_eq!((m.sent(), m.retx(), m.sacked()), (late, false, true));
+        // Sent again at 7 ns: a retransmission that keeps its SACK mark until told otherwise.
+        m.resent(SimTime(7));
+        assert_eq!((m.sent(), m.retx(), m.sacked()), (SimTime(7), true, true));
+        m.set_sacked(false);
+        assert_eq!((m.sent(), m.retx(), m.sacked()), (SimTime(7), true, false));
     }
 }
