@@ -322,6 +322,7 @@ impl Simulation {
 
     /// Offers a packet to link direction `l` at `now`, which hands it on to `d`
     /// (cut-through); the caller frees the drops.
+    #[inline(always)]
     fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
         if let Some(at) = self.links[l as usize].offer_through(t, now, true, &mut self.drops) {
             if let Some(ev) = self.links[d as usize].push_inbound(at, l, t) {
