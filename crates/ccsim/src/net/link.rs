@@ -491,7 +491,7 @@ impl LinkDir {
     /// packet in before it can reach the next node: its event is one nanosecond before
     /// (planning gives feeders a delay of at least that), and it takes in every packet that
     /// has come by then.
-    #[inline]
+    #[inline(always)]
     fn next_event_express(&mut self) -> Option<SimTime> {
         let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions take express offers");
