@@ -302,14 +302,10 @@ impl Simulation {
         let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, NO_ROUTE);
-        let link = &self.links[l as usize];
-        if link.feeds && t.dst != link.to {
-            let d = self.routes.next_hop(link.to, t.dst);
-            if self.links[d as usize].fed {
-                self.cut_through(l, d, t, self.now);
-                self.free_drops();
-                return;
-            }
+        if let Some(d) = self.fed_next(l, t.dst) {
+            self.cut_through(l, d, t, self.now);
+            self.free_drops();
+            return;
         }
         let now = self.now;
         let watch = watch(self.watch_queues, &mut self.rec, l);
@@ -318,6 +314,17 @@ impl Simulation {
             self.events.schedule(at, Event::Arrive(l));
         }
         self.free_drops();
+    }
+
+    /// The direction after `l` towards `dst`, if `l` hands its packets on to it (cut-through).
+    #[inline(always)]
+    fn fed_next(&self, l: u32, dst: u32) -> Option<u32> {
+        let link = &self.links[l as usize];
+        if !link.feeds || dst == link.to {
+            return None;
+        }
+        let d = self.routes.next_hop(link.to, dst);
+        self.links[d as usize].fed.then_some(d)
     }
 
     /// Offers a packet to link direction `l` at `now`, which hands it on to `d`
@@ -336,14 +343,7 @@ impl Simulation {
     /// direction is fed too.
     fn pull(&mut self, d: u32, upto: SimTime, exclusive: bool) {
         while let Some((at, t)) = self.links[d as usize].take_inbound(upto, exclusive) {
-            let link = &self.links[d as usize];
-            let next = if link.feeds && t.dst != link.to {
-                let e = self.routes.next_hop(link.to, t.dst);
-                self.links[e as usize].fed.then_some(e)
-            } else {
-                None
-            };
-            match next {
+            match self.fed_next(d, t.dst) {
                 Some(e) => self.cut_through(d, e, t, at),
                 None => {
                     // It arrives at the far node: the arrival event, armed after the pull,

@@ -73,16 +73,22 @@ pub fn run_deterministic(json: &str) -> Results {
         a.meta.events, b.meta.events,
         "event count differs between runs"
     );
+    assert_same_tables(&a, &b, "second run");
+    a
+}
+
+/// Asserts that every column of the flow and queue tables of `a` and `b` is identical;
+/// `what` names `a` in the message.
+pub fn assert_same_tables(a: &Results, b: &Results, what: &str) {
     for (table_a, table_b) in [(&a.flows, &b.flows), (&a.queues, &b.queues)] {
         for ((name, ca), (_, cb)) in table_a.columns.iter().zip(&table_b.columns) {
             assert_eq!(
                 format!("{ca:?}"),
                 format!("{cb:?}"),
-                "column {name} differs"
+                "{what}: column {name} differs"
             );
         }
     }
-    a
 }
 
 /// A dumbbell scenario: `pairs` pairs, a bottleneck of `rate`/`delay_ms` with queue `queue`

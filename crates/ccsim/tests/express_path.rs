@@ -7,7 +7,7 @@
 mod common;
 
 use ccsim::results::Results;
-use common::{bulk_flows, dumbbell, one_flow};
+use common::{assert_same_tables, bulk_flows, dumbbell, one_flow};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Mode {
@@ -57,15 +57,7 @@ fn assert_same(json: &str) {
     assert!(e.meta.events <= g.meta.events);
     for (mode, r) in [(Mode::Express, &e), (Mode::CutThrough, &c)] {
         assert_eq!(r.meta.packets_dropped, g.meta.packets_dropped, "{mode:?}");
-        for (tr, tg) in [(&r.flows, &g.flows), (&r.queues, &g.queues)] {
-            for ((name, cr), (_, cg)) in tr.columns.iter().zip(&tg.columns) {
-                assert_eq!(
-                    format!("{cr:?}"),
-                    format!("{cg:?}"),
-                    "{mode:?}: column {name} differs"
-                );
-            }
-        }
+        assert_same_tables(r, &g, &format!("{mode:?}"));
         assert_eq!(r.series.len(), g.series.len());
         for ((n, sr), (_, sg)) in r.series.iter().zip(&g.series) {
             assert_eq!(
