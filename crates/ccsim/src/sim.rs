@@ -431,7 +431,7 @@ impl Simulation {
         match (&mut self.flows[i], kind) {
             (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(pkt, &mut io),
             (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(pkt, &mut io),
-            (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload),
+            (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload.into()),
             _ => unreachable!("packet kind does not match its flow"),
         }
         self.arena.free(p);

@@ -61,7 +61,7 @@ impl Cbr {
             self.size,
             io.now,
         );
-        p.payload = self.payload();
+        p.payload = self.payload() as u16; // size ≤ 65,535 (scenario/build.rs)
         p.dscp = self.dscp;
         self.packets_sent += 1;
         self.bytes_sent += p.payload as u64;

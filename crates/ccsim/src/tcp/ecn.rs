@@ -65,7 +65,7 @@ impl Sender {
         }
         p.ecn = Ecn::Ect0;
         if self.ecn.cwr_pending {
-            p.tcp.flags |= flags::CWR;
+            p.flags |= flags::CWR;
             self.ecn.cwr_pending = false;
         }
     }
@@ -145,7 +145,7 @@ impl EcnEcho {
             return false;
         }
         // CWR first: a CWR packet that is itself CE starts a new echo.
-        if pkt.tcp.flags & flags::CWR != 0 {
+        if pkt.flags & flags::CWR != 0 {
             self.echo = false;
         }
         if pkt.ecn == Ecn::Ce && !self.echo {
@@ -180,7 +180,7 @@ mod tests {
         let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1040, SimTime::ZERO);
         p.payload = 1000;
         p.ecn = ecn;
-        p.tcp.flags = fl;
+        p.flags = fl;
         p
     }
 
@@ -253,8 +253,8 @@ mod tests {
         /// An ACK for `segs` segments, with or without ECE; returns the packets sent in reply.
         fn ack(&mut self, segs: u64, ece: bool) -> Vec<Packet> {
             let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-            a.tcp.ack = wire_seq(segs * self.s.p.mss as u64);
-            a.tcp.flags = flags::ACK | if ece { flags::ECE } else { 0 };
+            a.ack = wire_seq(segs * self.s.p.mss as u64);
+            a.flags = flags::ACK | if ece { flags::ECE } else { 0 };
             self.out.clear();
             self.with_io(|s, io| s.on_ack(&a, io));
             self.out.clone()
@@ -285,9 +285,9 @@ mod tests {
         // carries CWR; the one after does not.
         let sent = r.ack(11, false);
         assert!(!sent.is_empty());
-        assert_eq!(sent[0].tcp.seq, wire_seq(20 * r.s.p.mss as u64));
-        assert_ne!(sent[0].tcp.flags & flags::CWR, 0);
-        assert!(sent[1..].iter().all(|p| p.tcp.flags & flags::CWR == 0));
+        assert_eq!(sent[0].seq, wire_seq(20 * r.s.p.mss as u64));
+        assert_ne!(sent[0].flags & flags::CWR, 0);
+        assert!(sent[1..].iter().all(|p| p.flags & flags::CWR == 0));
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
         // Still inside the reduced window (SND.UNA 11 < 20): ECE ignored.
         r.ack(12, true);
@@ -315,10 +315,7 @@ mod tests {
         r.ack(0, false);
         let sent = r.ack(0, false);
         assert_eq!(r.s.st.ca_state, CaState::Recovery);
-        let rtx = sent
-            .iter()
-            .find(|p| p.tcp.seq == 0)
-            .expect("retransmission");
+        let rtx = sent.iter().find(|p| p.seq == 0).expect("retransmission");
         assert_eq!(rtx.ecn, Ecn::NotEct);
         let ssthresh = r.s.st.ssthresh;
         // ECE arriving during recovery is the same congestion episode.
@@ -329,8 +326,8 @@ mod tests {
         let sent = r.ack(20, false);
         let first_new = sent
             .iter()
-            .find(|p| p.tcp.seq >= wire_seq(20 * r.s.p.mss as u64));
-        assert!(first_new.is_some_and(|p| p.tcp.flags & flags::CWR != 0));
+            .find(|p| p.seq >= wire_seq(20 * r.s.p.mss as u64));
+        assert!(first_new.is_some_and(|p| p.flags & flags::CWR != 0));
     }
 
     #[test]

@@ -79,22 +79,22 @@ impl Receiver {
     }
 
     pub fn on_data(&mut self, pkt: &Packet, io: &mut Io) {
-        if pkt.tcp.flags & flags::SYN != 0 {
+        if pkt.flags & flags::SYN != 0 {
             // Answer every SYN (a retransmitted SYN means our SYN-ACK was lost).
-            self.ts_recent = pkt.tcp.ts_val;
-            let ecn = self.ecn.on_syn(pkt.tcp.flags);
+            self.ts_recent = pkt.ts_val();
+            let ecn = self.ecn.on_syn(pkt.flags);
             self.send_ack(io, flags::SYN | flags::ACK | ecn);
             return;
         }
         let echo_starts = self.ecn.on_data(pkt);
-        let s = unwrap_seq(pkt.tcp.seq, self.rcv_nxt);
+        let s = unwrap_seq(pkt.seq, self.rcv_nxt);
         let e = s + pkt.payload as u64;
         self.bytes_arrived += pkt.payload as u64;
         self.packets_arrived += 1;
         let immediate = if s == self.rcv_nxt {
             if self.unacked == 0 {
                 // RFC 7323 §4.3: echo the TSval of the earliest unacknowledged segment.
-                self.ts_recent = pkt.tcp.ts_val;
+                self.ts_recent = pkt.ts_val();
             }
             let had_hole = !self.ooo.is_empty();
             self.rcv_nxt = e;
@@ -178,18 +178,18 @@ impl Receiver {
             io.now,
         );
         p.dscp = self.dscp;
-        p.tcp.ack = wire_seq(self.rcv_nxt);
-        p.tcp.flags = fl;
+        p.ack = wire_seq(self.rcv_nxt);
+        p.flags = fl;
         if fl & flags::SYN == 0 {
-            p.tcp.flags |= self.ecn.ack_flags();
+            p.flags |= self.ecn.ack_flags();
         }
-        p.tcp.ts_ecr = self.ts_recent;
+        p.ts_ecr = self.ts_recent;
         if self.sack {
             let n = self.recent.len().min(self.sack_blocks);
-            for (w, &(a, b)) in p.tcp.sack.iter_mut().zip(&self.recent[..n]) {
+            for (w, &(a, b)) in p.sack.iter_mut().zip(&self.recent[..n]) {
                 *w = (wire_seq(a), wire_seq(b));
             }
-            p.tcp.n_sack = n as u8;
+            p.n_sack = n as u8;
         }
         self.unacked = 0;
         self.delack_timer.deadline = None;

@@ -217,11 +217,10 @@ impl Sender {
             io.now,
         );
         p.dscp = self.p.dscp;
-        p.tcp.flags = flags::SYN;
+        p.flags = flags::SYN;
         if self.p.ecn {
-            p.tcp.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
+            p.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
         }
-        p.tcp.ts_val = io.now;
         if self.syn_sent.is_some() {
             self.syn_retransmitted = true;
         }
@@ -262,14 +261,11 @@ impl Sender {
             len + self.p.header_bytes,
             io.now,
         );
-        p.payload = len;
+        p.payload = len as u16; // mss ≤ 65,000 (scenario/build.rs)
         p.dscp = self.p.dscp;
-        p.tcp.seq = wire_seq(seg * self.p.mss as u64);
-        p.tcp.flags = flags::ACK;
+        p.seq = wire_seq(seg * self.p.mss as u64);
+        p.flags = flags::ACK;
         self.ecn_stamp(&mut p, seg >= self.high);
-        if self.p.timestamps {
-            p.tcp.ts_val = io.now;
-        }
         if seg >= self.high {
             debug_assert_eq!(seg, self.high);
             self.high = seg + 1;
@@ -368,26 +364,26 @@ impl Sender {
     pub fn on_ack(&mut self, pkt: &Packet, io: &mut Io) {
         self.st.now = io.now;
         if !self.established {
-            if pkt.tcp.flags & flags::SYN != 0 {
-                self.ecn_negotiated(pkt.tcp.flags);
+            if pkt.flags & flags::SYN != 0 {
+                self.ecn_negotiated(pkt.flags);
                 self.on_syn_ack(io);
             }
             return;
         }
         let una_bytes = self.una * self.p.mss as u64;
-        let ack = self.byte_to_seg(unwrap_seq(pkt.tcp.ack, una_bytes));
+        let ack = self.byte_to_seg(unwrap_seq(pkt.ack, una_bytes));
         if ack > self.high {
             return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
         }
         if self.p.recovery == Recovery::Sack {
             let mut blocks = [(0, 0); MAX_SACK];
-            let wire = pkt.tcp.sack_blocks();
+            let wire = pkt.sack_blocks();
             for (b, &(x, y)) in blocks.iter_mut().zip(wire) {
                 *b = (unwrap_seq(x, una_bytes), unwrap_seq(y, una_bytes));
             }
             self.sack_update(&blocks[..wire.len()]);
         }
-        let ece = pkt.tcp.flags & flags::ECE != 0 && self.ecn.on;
+        let ece = pkt.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
         if let Some(x) = &pkt.xcp {
             feedback_done = self.cc.on_feedback(
@@ -441,8 +437,8 @@ impl Sender {
         let acked = ack - self.una;
         // RTT: from the echoed timestamp (RFC 7323 §4), otherwise from the newest segment this
         // ACK covers if it was never retransmitted (Karn's rule, RFC 6298 §3).
-        let rtt = if self.p.timestamps && pkt.tcp.ts_ecr > SimTime::ZERO {
-            Some(now - pkt.tcp.ts_ecr)
+        let rtt = if self.p.timestamps && pkt.ts_ecr > SimTime::ZERO {
+            Some(now - pkt.ts_ecr)
         } else {
             // Karn: no sample if the ACK covers any retransmitted segment, or the sample would
             // include the timeout or recovery wait (Linux `FLAG_RETRANS_DATA_ACKED`).
