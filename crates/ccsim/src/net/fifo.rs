@@ -75,23 +75,30 @@ struct Accepted {
 /// ever accepted), so that moving the frontier or taking the head is one increment, and a slot
 /// is `slots[position & mask]`. Every slot whose packet has not left the transmitter is on the
 /// line: the head only passes a slot once its packet is sent.
+///
+/// `repr(C)`, fields in the order an offer reads them: what an offer touches fits in three
+/// cache lines, the ones only fed directions (`inbound`) and lossy wires (`lost`) use come
+/// last. With thousands of flows a direction's state has left the cache by its next packet,
+/// and the compiler's own order spread an offer over six lines (docs/performance.md). Aligned
+/// to a line so that those three are three.
+#[repr(C, align(64))]
 pub struct FifoLine {
-    limit_packets: u32,
-    limit_bytes: u64,
-    slots: Vec<Slot>,
-    mask: u64,
     head: u64,
     started: u64,
     tail: u64,
+    mask: u64,
+    slots: Vec<Slot>,
+    limit_packets: u32,
+    limit_bytes: u64,
     waiting_bytes: u64,
+    busy_until: SimTime,
     /// Slots on the line that `arrives`.
     arriving: u64,
-    /// Packets the wire will lose, with the time they leave the transmitter, in order.
-    lost: VecDeque<(SimTime, PktId)>,
-    busy_until: SimTime,
     accepted: Accepted,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
+    /// Packets the wire will lose, with the time they leave the transmitter, in order.
+    lost: VecDeque<(SimTime, PktId)>,
     /// Packets on their way here from the links that feed this one (cut-through), with the
     /// time each reaches the near node. They join the line when it is next touched, offered
     /// at their own times (`net/link.rs`).
@@ -239,11 +246,11 @@ impl FifoLine {
     }
 
     /// Offers a packet that takes `tx` to serialise and `delay` to propagate; if it fits, the
-    /// wire's loss is drawn for the time it will leave the transmitter. A packet that will
+    /// wire's loss is drawn for the time it will leave the transmitter (`wire`: the loss model
+    /// and its random stream, none for a wire that loses nothing). A packet that will
     /// arrive is `pass`ed on (its slot only keeps the timetable) or left to arrive here. The
     /// caller counts and frees a packet that did not fit. Call after `advance(now)`. A packet
     /// that finds the transmitter idle starts at once.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn offer(
         &mut self,
@@ -252,8 +259,7 @@ impl FifoLine {
         delay: SimTime,
         now: SimTime,
         pass: bool,
-        loss: &mut LossModel,
-        rng: &mut Rng,
+        wire: Option<(&mut LossModel, &mut Rng)>,
     ) -> Offered {
         let size = t.size;
         if self.len_packets() >= self.limit_packets
@@ -282,7 +288,7 @@ impl FifoLine {
         a.busy += tx;
         a.wait_pkts += wait;
         a.wait_bytes += wait * size as u128;
-        let lost = !matches!(loss, LossModel::None) && loss.lose(done, rng);
+        let lost = wire.is_some_and(|(loss, rng)| loss.lose(done, rng));
         if lost {
             self.lost.push_back((done, t.pkt));
         }
@@ -387,6 +393,13 @@ impl FifoLine {
         stats.len_integral_bytes = a.wait_bytes - pending.wait_bytes;
     }
 
+    /// How far an express line's fields that every offer reads reach (all but `inbound`), for
+    /// `LinkDir`'s layout test.
+    #[cfg(test)]
+    pub(crate) fn hot_bytes() -> usize {
+        std::mem::offset_of!(FifoLine, inbound)
+    }
+
     /// Waiting time of the packets still queued at `now`, for the queue-length integrals.
     pub fn waiting_integrals(&self, now: SimTime) -> (u128, u128) {
         (self.started..self.tail)
@@ -436,8 +449,7 @@ mod tests {
                 ms(10),
                 ms(0),
                 false,
-                &mut loss,
-                &mut rng,
+                Some((&mut loss, &mut rng)),
             );
             f.advance(ms(0), &mut stats, &mut drops);
             // The first starts at once; two wait; the fourth finds the queue (2) full.
@@ -471,7 +483,14 @@ mod tests {
         };
         let (mut stats, mut rng, mut drops) = (LinkStats::default(), Rng::derive(1, "t"), vec![]);
         let mut offer = |f: &mut FifoLine, i, pass| {
-            f.offer(tr(i), ms(8), ms(10), ms(0), pass, &mut loss, &mut rng)
+            f.offer(
+                tr(i),
+                ms(8),
+                ms(10),
+                ms(0),
+                pass,
+                Some((&mut loss, &mut rng)),
+            )
         };
         assert_eq!(offer(&mut f, 0, true), Offered::Arrives(ms(18)));
         assert_eq!(offer(&mut f, 1, false), Offered::Lost);
