@@ -8,9 +8,10 @@
 //! exactly the offers, in exactly the order, that forwarding by events gives it.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use super::link::Transit;
+use super::ring::Ring;
 use crate::engine::Event;
 use crate::time::SimTime;
 
@@ -39,7 +40,7 @@ fn time_of(key: u128) -> SimTime {
 /// those that overtake the run's last one.
 #[derive(Default)]
 pub struct Inbound {
-    run: VecDeque<Item>,
+    run: Ring<Item>,
     late: BinaryHeap<Reverse<(u128, Transit, u32)>>,
 }
 

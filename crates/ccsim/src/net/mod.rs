@@ -5,4 +5,5 @@ mod general;
 mod inbound;
 pub mod link;
 pub mod loss;
+mod ring;
 pub mod routing;

@@ -1,0 +1,117 @@
+//! A first-in first-out ring of small `Copy` items, for queues that every packet passes
+//! through (a fed direction's inbound run, `inbound.rs`).
+//!
+//! `VecDeque` wraps its indices by comparison and keeps a capacity apart from its buffer; here
+//! the capacity is a power of two and the ends are running counts, so an index is one mask and
+//! pushing or taking one increment. Per push and take that is about half the instructions
+//! (docs/performance.md).
+
+/// Items at positions `head..tail` (running counts), item `p` in `slots[p & (len - 1)]`.
+#[derive(Clone, Debug)]
+pub struct Ring<T> {
+    slots: Vec<T>,
+    head: usize,
+    tail: usize,
+}
+
+impl<T> Default for Ring<T> {
+    fn default() -> Self {
+        Ring {
+            slots: Vec::new(),
+            head: 0,
+            tail: 0,
+        }
+    }
+}
+
+impl<T: Copy> Ring<T> {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.tail - self.head
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == self.tail
+    }
+
+    #[inline]
+    fn slot(&self, pos: usize) -> &T {
+        &self.slots[pos & (self.slots.len() - 1)]
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        (!self.is_empty()).then(|| self.slot(self.head))
+    }
+
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        (!self.is_empty()).then(|| self.slot(self.tail - 1))
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        let x = *self.front()?;
+        self.head += 1;
+        Some(x)
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, x: T) {
+        if self.len() == self.slots.len() {
+            self.grow(x);
+        }
+        let mask = self.slots.len() - 1;
+        self.slots[self.tail & mask] = x;
+        self.tail += 1;
+    }
+
+    /// Doubles the capacity (at least 4), items moved to the start in order; `fill` pads the
+    /// unused slots (any value: they are written before they are read).
+    #[cold]
+    fn grow(&mut self, fill: T) {
+        let cap = (self.slots.len() * 2).max(4);
+        let mut slots = Vec::with_capacity(cap);
+        slots.extend((self.head..self.tail).map(|p| *self.slot(p)));
+        slots.resize(cap, fill);
+        self.tail = self.len();
+        self.head = 0;
+        self.slots = slots;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn first_in_first_out_across_growth_and_wrap() {
+        // Against VecDeque, with pushes and takes interleaved so that the ends wrap the ring
+        // many times and it grows while wrapped; the capacity is the smallest power of two
+        // (at least 4) that held the most items at once.
+        let (mut r, mut v) = (Ring::default(), VecDeque::new());
+        let (mut next, mut most) = (0u32, 0);
+        for round in 0..200u32 {
+            for _ in 0..(round % 7) {
+                r.push_back(next);
+                v.push_back(next);
+                next += 1;
+            }
+            most = most.max(v.len());
+            for _ in 0..(round % 5) {
+                assert_eq!(r.pop_front(), v.pop_front());
+            }
+            assert_eq!(
+                (r.len(), r.front(), r.back()),
+                (v.len(), v.front(), v.back())
+            );
+        }
+        assert_eq!(r.slots.len(), most.next_power_of_two().max(4));
+        while let Some(x) = v.pop_front() {
+            assert_eq!(r.pop_front(), Some(x));
+        }
+        assert_eq!((r.pop_front(), r.front(), r.back()), (None, None, None));
+    }
+}
