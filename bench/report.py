@@ -12,9 +12,13 @@ COLUMNS = (
 
 
 def history_ref(folder: Path, mode: str) -> dict | None:
-    """The most recent saved run of ``mode`` ("quick" or "full"), or None."""
+    """The most recent saved run of ``mode`` ("quick" or "full"), or None: by the time it was
+    saved, or for files from before that was recorded, by the date in their name (which sorts
+    before any time of that day). Names alone do not order runs saved on one day: the commit
+    follows the date."""
     files = sorted(folder.glob(f"*-{mode}.json")) if folder.is_dir() else []
-    return json.loads(files[-1].read_text()) | {"file": files[-1].name} if files else None
+    runs = [json.loads(f.read_text()) | {"file": f.name} for f in files]
+    return max(runs, key=lambda r: r.get("saved") or r["file"][:10], default=None)
 
 
 def rate(r: dict) -> float:

@@ -27,7 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.save:
         out = HERE / "history" / f"{date.today().isoformat()}-{git_commit()}-{mode}.json"
         out.parent.mkdir(exist_ok=True)
-        out.write_text(json.dumps({"mode": mode, "commit": git_commit(), "rows": rows}, indent=1))
+        saved = datetime.now().isoformat(timespec="seconds")
+        run = {"mode": mode, "commit": git_commit(), "saved": saved, "rows": rows}
+        out.write_text(json.dumps(run, indent=1))
         print(f"saved {out.relative_to(HERE.parent)}")
 
 

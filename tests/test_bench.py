@@ -59,3 +59,25 @@ def test_row_reports_rate_memory_and_ratio_to_the_last_saved_run():
     # 2,000,000 packets/s, 4.5 events/packet, 2,000 B/flow, 200 B/packet, 2x the last run.
     for part in ("2,000,000", "4.50", "2,000", "200", "2.00×"):
         assert part in line, (part, line)
+
+
+def test_the_last_saved_run_is_the_newest_not_the_last_name(tmp_path):
+    # Two runs saved the same day: the names sort by commit ("f..." after "a..."), the times
+    # the other way; a file from before times were recorded counts as the start of its day.
+    import json
+
+    from report import history_ref
+
+    def save(name, saved=None):
+        run = {"mode": "full", "commit": name.split("-")[3], "rows": {}}
+        if saved:
+            run["saved"] = saved
+        (tmp_path / name).write_text(json.dumps(run))
+
+    save("2026-11-21-0000000-full.json", "2026-11-21T23:00:00")
+    save("2026-11-22-fffffff-full.json")
+    save("2026-11-22-aaaaaaa-full.json", "2026-11-22T09:30:00")
+    save("2026-11-22-bbbbbbb-quick.json", "2026-11-22T23:59:59")
+    assert history_ref(tmp_path, "full")["commit"] == "aaaaaaa"
+    assert history_ref(tmp_path, "quick")["commit"] == "bbbbbbb"
+    assert history_ref(tmp_path / "none", "full") is None
