@@ -46,33 +46,17 @@ fn main() {
         m.events as f64 / delivered.max(1) as f64,
         m.packets_peak
     );
-    let mut digest = Fnv::default();
-    digest.add(m.events);
+    // Every number as little-endian bytes, hashed once at the end.
+    let mut words = vec![m.events];
     for table in [&results.flows, &results.queues] {
         for (_, column) in &table.columns {
             match column {
-                ccsim::results::Column::U64(v) => v.iter().for_each(|&x| digest.add(x)),
-                ccsim::results::Column::F64(v) => v.iter().for_each(|x| digest.add(x.to_bits())),
+                ccsim::results::Column::U64(v) => words.extend(v),
+                ccsim::results::Column::F64(v) => words.extend(v.iter().map(|x| x.to_bits())),
                 ccsim::results::Column::Str(_) => {}
             }
         }
     }
-    println!("results digest {:016x}", digest.0);
-}
-
-/// FNV-1a over 64-bit words.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn add(&mut self, x: u64) {
-        for b in x.to_le_bytes() {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    println!("results digest {:016x}", ccsim::rng::fnv1a(&bytes));
 }

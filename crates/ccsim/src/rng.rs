@@ -12,15 +12,25 @@ pub struct Rng {
     s: [u64; 4],
 }
 
+/// SplitMix64's increment, 2^64 / φ.
+pub const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
+    *state = state.wrapping_add(GOLDEN_GAMMA);
+    mix64(*state)
+}
+
+/// SplitMix64's output function: a bijection of 64-bit words whose every output bit depends on
+/// every input bit (Steele, Lea and Flood 2014). Also the engine's tie shuffle (`engine/`).
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// 64-bit FNV-1a of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xCBF2_9CE4_8422_2325;
     for b in bytes {
         h ^= *b as u64;

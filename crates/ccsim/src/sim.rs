@@ -75,7 +75,7 @@ pub struct Simulation {
 }
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
-const ORIGIN: u32 = u32::MAX - 2;
+const ORIGIN: u32 = u32::MAX;
 
 /// Where link direction `l` reports queue changes, if queue series are recorded on change
 /// (`on`); a free function so that it borrows only the recorder.

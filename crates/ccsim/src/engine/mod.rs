@@ -12,6 +12,7 @@
 //! tends to do the same. Events are small `Copy` values; cancelling is done by the receiver
 //! ignoring stale events (each component knows which event it is waiting for).
 
+use crate::rng::{mix64, GOLDEN_GAMMA};
 use crate::time::SimTime;
 
 /// Everything that can happen. Indices refer to the simulation's vectors of link directions
@@ -58,10 +59,7 @@ impl Event {
             Event::DelAck(i) => (6, i),
             Event::Arrive(i) => (7, i),
         };
-        let mut z = time.0 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        let shuffle = (z ^ (z >> 31)) >> (64 - SHUFFLE_BITS);
+        let shuffle = mix64(time.0 ^ (i as u64).wrapping_mul(GOLDEN_GAMMA)) >> (64 - SHUFFLE_BITS);
         (kind << KIND_SHIFT) | (shuffle << 32) | i as u64
     }
 

@@ -639,14 +639,10 @@ mod tests {
         );
         assert_eq!(l.packets_held(), 0);
     }
-}
-#[cfg(test)]
-mod layout {
-    use super::*;
-    use std::mem::{align_of, offset_of};
 
     #[test]
     fn an_express_offer_reads_five_cache_lines() {
+        use std::mem::{align_of, offset_of};
         // Line 0: the direction's timing and roles; lines 1–3: the line's hot fields; line 5:
         // the counters an offer updates (see `LinkDir`).
         assert_eq!(align_of::<LinkDir>(), 64);
