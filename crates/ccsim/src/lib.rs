@@ -4,10 +4,12 @@
 //! [`sim::Simulation`], run in virtual time, and summarised as columnar [`results::Results`].
 //! The crate knows nothing of Python; `ccsim-py` binds it.
 
+mod ahead;
 pub mod app;
 pub mod engine;
 pub mod net;
 pub mod packet;
+pub mod prefetch;
 pub mod queue;
 pub mod results;
 pub mod rng;

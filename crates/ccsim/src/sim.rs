@@ -6,6 +6,7 @@
 //! packet is counted once as injected and once as consumed or dropped, so conservation
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
+use crate::ahead::{plan_ends, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
 use crate::net::link::{LinkDir, QueueWatch, Transit};
@@ -21,8 +22,11 @@ pub struct TcpConn {
     pub receiver: Receiver,
 }
 
+// Inline, not boxed: an event for a flow then finds its state at an address known from the
+// index alone, which the simulation prefetches (`prefetch_upcoming`); CBR flows are few.
+#[allow(clippy::large_enum_variant)]
 pub enum FlowSlot {
-    Tcp(Box<TcpConn>),
+    Tcp(TcpConn),
     Cbr(Cbr),
 }
 
@@ -72,10 +76,12 @@ pub struct Simulation {
     drops: Vec<PktId>,
     /// Queue series are recorded on change: links report every change as it happens.
     watch_queues: bool,
+    /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`).
+    pub(crate) ends: Vec<End>,
 }
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
-const ORIGIN: u32 = u32::MAX;
+pub(crate) const ORIGIN: u32 = u32::MAX;
 
 /// Where link direction `l` reports queue changes, if queue series are recorded on change
 /// (`on`); a free function so that it borrows only the recorder.
@@ -117,6 +123,7 @@ impl Simulation {
             out: Vec::new(),
             drops: Vec::new(),
             watch_queues: false,
+            ends: Vec::new(),
         };
         sim.watch_queues = sim.rec.interval.is_none()
             && [
@@ -135,6 +142,7 @@ impl Simulation {
             sim.set_cut_through(true);
         }
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
+        sim.ends = plan_ends(&sim);
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -157,6 +165,7 @@ impl Simulation {
         let t = t.min(self.end);
         while let Some((time, ev)) = self.events.pop_until(t) {
             self.now = time;
+            self.prefetch_upcoming();
             self.handle(ev);
         }
         self.now = self.now.max(t);
@@ -263,7 +272,7 @@ impl Simulation {
     /// Calls `visit(flow, previous, link)` for every link direction on the paths of every
     /// flow's packets (data and, for TCP, ACKs), in path order; `previous` is the direction the
     /// packet came over, or `ORIGIN` at the first hop.
-    fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32)) {
+    pub(crate) fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32)) {
         for (i, (f, info)) in self.flows.iter().zip(&self.info).enumerate() {
             let back = matches!(f, FlowSlot::Tcp(_)).then_some((info.dst, info.src));
             for (src, dst) in std::iter::once((info.src, info.dst)).chain(back) {

@@ -156,6 +156,23 @@ impl EventQueue {
         Some((time_of(key), Event::from_order(key as u64)))
     }
 
+    /// The events that probably come next, where the wheel knows them without searching
+    /// (several events in one tick): `upcoming(0)` the next, `upcoming(1)` the one after. A
+    /// hint for fetching state ahead of time, which events scheduled meanwhile or kept beyond
+    /// the horizon may overtake.
+    #[inline(always)]
+    pub fn upcoming(&self, i: usize) -> Option<Event> {
+        let run = self.wheel.upcoming();
+        let n = run.len();
+        (i < n).then(|| Event::from_order(run[n - 1 - i] as u64))
+    }
+
+    /// How many events `upcoming` knows.
+    #[inline(always)]
+    pub fn upcoming_len(&self) -> usize {
+        self.wheel.upcoming().len()
+    }
+
     /// Events executed so far.
     pub fn processed(&self) -> u64 {
         self.popped
@@ -335,5 +352,53 @@ mod tests {
             }
             assert!(q.is_empty());
         }
+    }
+
+    /// Many events per tick (1024-ns ticks, events a few ns apart), pushes into the tick being
+    /// taken among the pops: order as a reference heap's, and `upcoming` names the events the
+    /// next pops return when nothing is scheduled in between.
+    #[test]
+    fn a_tick_of_many_events_is_taken_in_order_and_its_next_ones_are_known() {
+        let mut q = EventQueue::with_horizon(SimTime(1 << 24));
+        let mut reference = std::collections::BinaryHeap::new();
+        type Reference = std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u32)>>;
+        let push = |q: &mut EventQueue, reference: &mut Reference, t: u64, i: u32| {
+            q.schedule(SimTime(t), Event::Arrive(i));
+            let order = Event::Arrive(i).order(SimTime(t));
+            reference.push(std::cmp::Reverse((t, order, i)));
+        };
+        for i in 0..40 {
+            push(&mut q, &mut reference, 5_000 + (i as u64 * 37) % 900, i);
+        }
+        let mut now = 0;
+        let mut seen_upcoming = 0;
+        for round in 0..200u32 {
+            if round % 3 == 0 {
+                // Into the tick being taken (or the next), at or after now.
+                push(
+                    &mut q,
+                    &mut reference,
+                    now + (round as u64 * 7) % 300,
+                    100 + round,
+                );
+            }
+            let want = reference
+                .pop()
+                .map(|r| (SimTime(r.0 .0), Event::Arrive(r.0 .2)));
+            let got = q.pop_until(SimTime(u64::MAX));
+            assert_eq!(got, want, "round {round}");
+            let Some((t, _)) = got else { break };
+            now = t.0;
+            let mut next = reference.clone().into_sorted_vec();
+            next.reverse();
+            for (k, r) in next.iter().enumerate().take(3) {
+                if let Some(e) = q.upcoming(k) {
+                    assert_eq!(e, Event::Arrive(r.0 .2), "round {round}, upcoming {k}");
+                    seen_upcoming += 1;
+                }
+            }
+        }
+        assert!(q.is_empty());
+        assert!(seen_upcoming > 50, "{seen_upcoming}");
     }
 }

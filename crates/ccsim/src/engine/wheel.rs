@@ -8,6 +8,13 @@
 //! is the same idea with a variable width). Keys beyond the horizon are refused; the caller
 //! keeps them in a heap. Every key in the wheel lies in `[cur, cur + N)`, so bucket order
 //! from `cur` is time order, and no bucket ever holds two ticks.
+//!
+//! A bucket's list is unordered, so taking its smallest key is a scan. Where a bucket holds
+//! several (thousands of flows put a few events in each tick), the first take scans it and
+//! moves the rest into `run`, sorted, from which the following takes are one pop each and keys
+//! pushed to that tick are inserted in order. The run also tells which events come next
+//! (`upcoming`), which the simulation uses to fetch their state into the cache ahead of time
+//! (`sim.rs`).
 
 /// Buckets: 2^14.
 const BITS: u32 = 14;
@@ -16,6 +23,10 @@ const MASK: usize = N as usize - 1;
 const WORDS: usize = N as usize / 64;
 const SUMMARY: usize = WORDS / 64;
 const NIL: u32 = u32::MAX;
+/// `Found::node` of a key taken from `run`.
+const RUN: u32 = u32::MAX - 1;
+/// `Wheel::run_bucket` when there is no run.
+const NO_RUN: usize = usize::MAX;
 
 /// Where `peek` found the smallest key.
 #[derive(Clone, Copy)]
@@ -43,6 +54,11 @@ pub struct Wheel {
     nodes: Vec<Node>,
     free: u32,
     len: usize,
+    /// The keys of bucket `run_bucket`'s tick, in descending order (the smallest last), while
+    /// not empty; that bucket's list is then empty and its bit stays set.
+    run: Vec<u128>,
+    /// `NO_RUN` while `run` is empty (one comparison tells whether a bucket is the run's).
+    run_bucket: usize,
 }
 
 /// The first set bit at or after `from` in `words`, if any.
@@ -71,6 +87,8 @@ impl Wheel {
             nodes: Vec::new(),
             free: NIL,
             len: 0,
+            run: Vec::new(),
+            run_bucket: NO_RUN,
         }
     }
 
@@ -99,6 +117,13 @@ impl Wheel {
             return false;
         }
         let b = tick as usize & MASK;
+        self.len += 1;
+        if b == self.run_bucket {
+            // The same tick as the run's (keys lie within one horizon of `cur`).
+            let at = self.run.partition_point(|&k| k > key);
+            self.run.insert(at, key);
+            return true;
+        }
         let head = self.heads[b];
         let node = Node { key, next: head };
         let i = if self.free == NIL {
@@ -115,7 +140,6 @@ impl Wheel {
             self.bits[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << ((b / 64) % 64);
         }
-        self.len += 1;
         true
     }
 
@@ -141,6 +165,14 @@ impl Wheel {
     #[inline]
     pub fn peek(&self) -> Option<Found> {
         let b = self.first_bucket()?;
+        if b == self.run_bucket {
+            return Some(Found {
+                bucket: b,
+                prev: NIL,
+                node: RUN,
+                key: *self.run.last()?,
+            });
+        }
         let head = self.heads[b];
         let n = self.nodes[head as usize];
         let mut found = Found {
@@ -170,6 +202,15 @@ impl Wheel {
     #[inline]
     pub fn remove(&mut self, f: Found) {
         let b = f.bucket;
+        self.len -= 1;
+        if f.node == RUN {
+            self.run.pop();
+            if self.run.is_empty() {
+                self.run_bucket = NO_RUN;
+                self.clear_bit(b);
+            }
+            return;
+        }
         let next = self.nodes[f.node as usize].next;
         if f.prev == NIL {
             self.heads[b] = next;
@@ -178,12 +219,41 @@ impl Wheel {
         }
         self.nodes[f.node as usize].next = self.free;
         self.free = f.node;
-        self.len -= 1;
         if self.heads[b] == NIL {
-            self.bits[b / 64] &= !(1 << (b % 64));
-            if self.bits[b / 64] == 0 {
-                self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
-            }
+            self.clear_bit(b);
+        } else if self.run_bucket == NO_RUN {
+            self.take_run(b);
         }
+    }
+
+    /// Moves bucket `b`'s list into `run`, sorted (its bit stays set).
+    #[cold]
+    fn take_run(&mut self, b: usize) {
+        let mut i = std::mem::replace(&mut self.heads[b], NIL);
+        while i != NIL {
+            let n = self.nodes[i as usize];
+            self.run.push(n.key);
+            self.nodes[i as usize].next = self.free;
+            self.free = i;
+            i = n.next;
+        }
+        self.run.sort_unstable_by(|a, b| b.cmp(a));
+        self.run_bucket = b;
+    }
+
+    #[inline]
+    fn clear_bit(&mut self, b: usize) {
+        self.bits[b / 64] &= !(1 << (b % 64));
+        if self.bits[b / 64] == 0 {
+            self.summary[b / 4096] &= !(1 << ((b / 64) % 64));
+        }
+    }
+
+    /// The keys of the run being taken, in descending order: the last is probably the next
+    /// to be taken, unless keys pushed in the meantime, or an earlier bucket's or the caller's
+    /// heap's, come first.
+    #[inline]
+    pub fn upcoming(&self) -> &[u128] {
+        &self.run
     }
 }

@@ -317,9 +317,10 @@ impl FifoLine {
     }
 
     /// When the first packet still to arrive here gets there (`delay` after it leaves the
-    /// transmitter); none is scheduled for packets that will not (lost, passed on).
+    /// transmitter), and which it is; none is scheduled for packets that will not (lost,
+    /// passed on).
     #[inline]
-    pub fn next_arrival(&self, delay: SimTime) -> Option<SimTime> {
+    pub fn next_arrival(&self, delay: SimTime) -> Option<(SimTime, PktId)> {
         if self.arriving == 0 {
             return None;
         }
@@ -327,7 +328,8 @@ impl FifoLine {
         while !self.at(pos).arrives {
             pos += 1;
         }
-        Some(self.at(pos).done + delay)
+        let s = self.at(pos);
+        Some((s.done + delay, s.pkt))
     }
 
     /// Takes the packet due at the far node by `now`, if any (slots of sent packets that do
@@ -456,7 +458,7 @@ mod tests {
             assert_eq!(r, e, "packet {i}");
         }
         assert_eq!((f.len_packets(), f.len_bytes()), (2, 2000));
-        assert_eq!(f.next_arrival(ms(10)), Some(ms(18)));
+        assert_eq!(f.next_arrival(ms(10)), Some((ms(18), PktId(0))));
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
         f.advance(ms(20), &mut stats, &mut drops);
@@ -497,7 +499,7 @@ mod tests {
         assert_eq!(offer(&mut f, 2, false), Offered::Arrives(ms(34)));
         // The passed packet belongs to the next link; the lost one is still held until sent.
         assert_eq!(f.packets_held(), 2);
-        assert_eq!(f.next_arrival(ms(10)), Some(ms(34)));
+        assert_eq!(f.next_arrival(ms(10)), Some((ms(34), PktId(2))));
         f.advance(ms(16), &mut stats, &mut drops);
         assert_eq!((drops.clone(), stats.drops_loss), (vec![PktId(1)], 1));
         assert_eq!(f.packets_held(), 1);

@@ -83,6 +83,12 @@ impl Inbound {
         }
     }
 
+    /// Prefetches the run's ends (`prefetch.rs`).
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        self.run.prefetch_ends();
+    }
+
     /// The first packet to reach the node, and when.
     #[inline]
     pub fn first(&self) -> Option<(SimTime, Transit)> {

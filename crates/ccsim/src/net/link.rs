@@ -154,6 +154,9 @@ pub struct LinkDir {
     pub feeds: bool,
     /// Whether the loss model can lose a packet (it is not `None`).
     lossy: bool,
+    /// The packet the pending arrival event is for, on the express path: a hint for
+    /// prefetching (`arriving_hint`), which may name a packet already freed.
+    arrival_pkt: PktId,
     path: Path,
     pub stats: LinkStats,
     loss: LossModel,
@@ -184,6 +187,7 @@ impl LinkDir {
             feeds: false,
             lossy: !matches!(loss, LossModel::None),
             arrival_event: None,
+            arrival_pkt: PktId(0),
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
             loss,
@@ -317,8 +321,8 @@ impl LinkDir {
             if self.arrival_event.is_some() {
                 return None;
             }
-            self.arrival_event = self.next_event_express();
-            return self.arrival_event;
+            let next = self.next_event_express();
+            return self.arm_express(next);
         }
         let (Path::General(g), mut w) = self.split() else {
             unreachable!("the express path returned above");
@@ -359,11 +363,10 @@ impl LinkDir {
         }
         let next = self.next_event_express()?;
         // A pending event that is later goes stale (`event_due`).
-        if self.arrival_event.is_some_and(|p| p <= next) {
+        if self.arrival_event.is_some_and(|p| p <= next.0) {
             return None;
         }
-        self.arrival_event = Some(next);
-        Some(next)
+        self.arm_express(Some(next))
     }
 
     /// Takes the first packet of the inbound list if it reaches the near node by `upto`
@@ -421,13 +424,38 @@ impl LinkDir {
         if let Path::Express(f) = &mut self.path {
             f.advance(now, &mut self.stats, drops);
             let p = f.arrive(now, self.delay);
-            self.arrival_event = self.next_event_express();
-            return (p, self.arrival_event);
+            let next = self.next_event_express();
+            return (p, self.arm_express(next));
         }
         let (Path::General(g), mut w) = self.split() else {
             unreachable!("the express path returned above");
         };
         g.arrive(arena, now, drops, &mut w, watch)
+    }
+
+    /// Prefetches the lines an event of this direction reads first (`prefetch.rs`): the
+    /// first six, which hold all an express offer or arrival reads of it.
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        crate::prefetch::lines(self, 6 * 64);
+    }
+
+    /// Prefetches the ends of a fed direction's inbound run (`prefetch.rs`); call once its
+    /// own lines are in the cache (`prefetch`).
+    #[inline(always)]
+    pub fn prefetch_inbound(&self) {
+        if let Path::Express(f) = &self.path {
+            if self.fed {
+                f.inbound.prefetch();
+            }
+        }
+    }
+
+    /// The packet the pending arrival event is probably for (express path; a hint for
+    /// prefetching, which may name a freed packet, or any packet on the general path).
+    #[inline(always)]
+    pub fn arriving_hint(&self) -> PktId {
+        self.arrival_pkt
     }
 
     /// Time-averaged queue length (packets, bytes) over `[0, now]`; call after `advance(now)`.
@@ -507,7 +535,7 @@ impl LinkDir {
     /// (planning gives feeders a delay of at least that), and it takes in every packet that
     /// has come by then.
     #[inline(always)]
-    fn next_event_express(&mut self) -> Option<SimTime> {
+    fn next_event_express(&mut self) -> Option<(SimTime, PktId)> {
         let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions take express offers");
         };
@@ -526,7 +554,18 @@ impl LinkDir {
         } else {
             at
         };
-        Some(line.map_or(inbound, |l| l.min(inbound)))
+        let inbound = (inbound, t.pkt);
+        Some(line.map_or(inbound, |l| if l.0 <= inbound.0 { l } else { inbound }))
+    }
+
+    /// Arms the express path's arrival event for `next` (time, packet); returns its time.
+    #[inline(always)]
+    fn arm_express(&mut self, next: Option<(SimTime, PktId)>) -> Option<SimTime> {
+        self.arrival_event = next.map(|(at, pkt)| {
+            self.arrival_pkt = pkt;
+            at
+        });
+        self.arrival_event
     }
 }
 

@@ -40,6 +40,18 @@ impl<T: Copy> Ring<T> {
         &self.slots[pos & (self.slots.len() - 1)]
     }
 
+    /// Prefetches the slot the next `pop_front` reads and the one the next `push_back`
+    /// writes (`prefetch.rs`).
+    #[inline(always)]
+    pub fn prefetch_ends(&self) {
+        if !self.slots.is_empty() {
+            let mask = self.slots.len() - 1;
+            for pos in [self.head, self.tail] {
+                crate::prefetch::lines(&self.slots[pos & mask], std::mem::size_of::<T>());
+            }
+        }
+    }
+
     #[inline]
     pub fn front(&self) -> Option<&T> {
         (!self.is_empty()).then(|| self.slot(self.head))

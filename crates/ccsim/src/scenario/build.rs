@@ -536,7 +536,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
                 let sender = Sender::new(id, src, dst, p, cc, slow_start, size);
-                flows.push(FlowSlot::Tcp(Box::new(TcpConn { sender, receiver })));
+                flows.push(FlowSlot::Tcp(TcpConn { sender, receiver }));
             }
             Flow::Cbr(c) => {
                 let (start, stop) = times(&c.start, &c.stop, &path, end)?;

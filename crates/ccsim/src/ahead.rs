@@ -1,0 +1,194 @@
+//! Fetching the state of the events that come next into the cache while the current one runs.
+//!
+//! With thousands of flows, what an event touches has left the cache since that flow's last
+//! packet: the link direction whose arrival it is, the packet arriving, the endpoint it
+//! reaches, and the direction the endpoint's reply leaves by. Each first touch would wait for
+//! memory, one after the other. The event queue knows the events that come next where several
+//! share a tick (`engine/wheel.rs`), so while one runs the simulation prefetches (`prefetch.rs`)
+//! in two steps, so that no prefetch waits for a load that is still missing:
+//!
+//! 1. for the event after next: its direction's first lines and its `End`;
+//! 2. for the next event (whose direction and `End` step 1 fetched one event earlier): the
+//!    packet the direction expects, the ends of its inbound run, the endpoint's state and the
+//!    direction of its reply.
+//!
+//! Prefetches are hints: a wrong guess (an event scheduled in between, a stale hint) costs a
+//! few instructions and changes no result.
+
+use crate::engine::Event;
+use crate::prefetch;
+use crate::sim::{FlowSlot, Simulation, ORIGIN};
+
+/// `End::flow` and `End::reply` where there is none.
+const NONE: u32 = u32::MAX;
+
+/// Where an arrival over a link direction leads, when the far node is one flow's endpoint for
+/// every packet the direction carries (each dumbbell access link): the flow, which bytes of its
+/// slot the endpoint's state is, and the direction its replies leave by (the first hop of the
+/// path back; `NONE` for a one-way flow).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct End {
+    flow: u32,
+    reply: u32,
+    /// Offset and length of the endpoint's state within the flow's slot.
+    at: u32,
+    bytes: u32,
+}
+
+impl End {
+    const NO: End = End {
+        flow: NONE,
+        reply: NONE,
+        at: 0,
+        bytes: 0,
+    };
+}
+
+/// One `End` per link direction, from the flows' paths (`Simulation::walk_paths`).
+pub(crate) fn plan_ends(sim: &Simulation) -> Vec<End> {
+    // Per flow, the first and last direction of its path out and of its path back.
+    let mut paths: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sim.flows.len()];
+    sim.walk_paths(|i, prev, l| {
+        if prev == ORIGIN {
+            paths[i].push((l, l));
+        }
+        if let Some(p) = paths[i].last_mut() {
+            p.1 = l;
+        }
+    });
+    let mut ends = vec![End::NO; sim.links.len()];
+    let mut claimed = vec![false; sim.links.len()];
+    for (i, p) in paths.iter().enumerate() {
+        let slot = &sim.flows[i];
+        let base = slot as *const FlowSlot as usize;
+        // The part of the slot the endpoint at the end of path `k` reads.
+        let part = |k: usize| -> (usize, usize) {
+            match slot {
+                FlowSlot::Tcp(c) if k == 0 => (
+                    &c.receiver as *const _ as usize - base,
+                    std::mem::size_of_val(&c.receiver),
+                ),
+                FlowSlot::Tcp(c) => (
+                    &c.sender as *const _ as usize - base,
+                    std::mem::size_of_val(&c.sender),
+                ),
+                FlowSlot::Cbr(_) => (0, std::mem::size_of::<FlowSlot>()),
+            }
+        };
+        for (k, &(_, last)) in p.iter().enumerate() {
+            let l = last as usize;
+            if claimed[l] {
+                // Two flows end here: no one endpoint to fetch.
+                ends[l] = End::NO;
+                continue;
+            }
+            claimed[l] = true;
+            let (at, bytes) = part(k);
+            // Replies to what came over path `k` take the other path's first hop.
+            let reply = match p.len() {
+                2 => p[1 - k].0,
+                _ => NONE,
+            };
+            ends[l] = End {
+                flow: i as u32,
+                reply,
+                at: at as u32,
+                bytes: bytes as u32,
+            };
+        }
+    }
+    ends
+}
+
+impl Simulation {
+    /// Prefetches for the events that probably come next (see the module notes).
+    #[inline(always)]
+    pub(crate) fn prefetch_upcoming(&self) {
+        if self.events.upcoming_len() == 0 {
+            return;
+        }
+        if let Some(Event::Arrive(l)) = self.events.upcoming(1) {
+            self.links[l as usize].prefetch();
+            prefetch::lines(&self.ends[l as usize], std::mem::size_of::<End>());
+        }
+        if let Some(Event::Arrive(l)) = self.events.upcoming(0) {
+            let link = &self.links[l as usize];
+            self.arena.prefetch(link.arriving_hint());
+            link.prefetch_inbound();
+            let end = self.ends[l as usize];
+            if let Some(slot) = self.flows.get(end.flow as usize) {
+                let at = (slot as *const FlowSlot as *const u8).wrapping_add(end.at as usize);
+                prefetch::lines(at, end.bytes as usize);
+                if let Some(reply) = self.links.get(end.reply as usize) {
+                    reply.prefetch();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dumbbell(pairs: usize, cbr: bool) -> Simulation {
+        let flows: Vec<String> = (0..pairs)
+            .map(|i| {
+                let kind = if cbr && i == 0 {
+                    r#""kind": "cbr", "rate": "1Mbps""#
+                } else {
+                    r#""kind": "tcp""#
+                };
+                format!(r#"{{{kind}, "name": "f{i}", "src": "s{i}", "dst": "d{i}"}}"#)
+            })
+            .collect();
+        let json = format!(
+            r#"{{"duration": "1s", "topology": {{"kind": "dumbbell", "pairs": {pairs},
+                "bottleneck": {{"rate": "10Mbps", "delay": "10ms"}},
+                "access": {{"rate": "100Mbps", "delay": "1ms"}}}},
+                "flows": [{}]}}"#,
+            flows.join(",")
+        );
+        crate::scenario::load(&json).expect("valid scenario")
+    }
+
+    /// Each flow's last hop out leads to its receiver, whose ACKs leave by the first hop back,
+    /// and the reverse; shared directions (the bottleneck) lead nowhere in particular.
+    #[test]
+    fn each_access_link_leads_to_its_flows_endpoint_and_reply() {
+        let sim = dumbbell(3, true);
+        let ends = plan_ends(&sim);
+        let name = |l: u32| sim.links[l as usize].link.clone();
+        let mut seen = Vec::new();
+        for (l, e) in ends.iter().enumerate() {
+            if e.flow == NONE {
+                continue;
+            }
+            let info = &sim.info[e.flow as usize];
+            let link = &sim.links[l];
+            seen.push((e.flow, link.to));
+            match &sim.flows[e.flow as usize] {
+                FlowSlot::Tcp(c) if link.to == info.dst => {
+                    assert_eq!(e.bytes as usize, std::mem::size_of_val(&c.receiver));
+                    assert_eq!(
+                        sim.links[e.reply as usize].from,
+                        info.dst,
+                        "{}",
+                        name(l as u32)
+                    );
+                }
+                FlowSlot::Tcp(c) => {
+                    assert_eq!(link.to, info.src);
+                    assert_eq!(e.bytes as usize, std::mem::size_of_val(&c.sender));
+                    assert_eq!(sim.links[e.reply as usize].from, info.src);
+                }
+                FlowSlot::Cbr(_) => assert_eq!((link.to, e.reply), (info.dst, NONE)),
+            }
+        }
+        seen.sort();
+        // Flow 0 (CBR) has one end, the TCP flows two.
+        assert_eq!(seen.len(), 5, "{seen:?}");
+        let shared = ends.iter().filter(|e| e.flow == NONE).count();
+        assert_eq!(shared, sim.links.len() - 5);
+    }
+}
