@@ -12,12 +12,35 @@
 //!    packet the direction expects, the ends of its inbound run, the endpoint's state and the
 //!    direction of its reply.
 //!
+//! A direction that feeds others (a bottleneck handing packets on to the receivers' access
+//! links) takes many packets in at one event, each going to a direction whose state is cold.
+//! Its inbound run tells which come next, so as it hands one on it prefetches, in the same two
+//! steps, the direction the packet after next goes to and the inbound run of the next one's
+//! (`prefetch_pull`).
+//!
+//! Where the state of the links and flows fits a core's own caches, as with tens of flows, it
+//! stays there and prefetching would only add instructions (about 9 % on scenario H): the
+//! simulation prefetches only where that state outgrows `PREFETCH_ABOVE` (`worth_prefetching`).
+//!
 //! Prefetches are hints: a wrong guess (an event scheduled in between, a stale hint) costs a
 //! few instructions and changes no result.
 
 use crate::engine::Event;
+use crate::net::link::LinkDir;
 use crate::prefetch;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
+
+/// Bytes of link and flow state above which prefetching pays: a core's private caches (L1
+/// and L2) hold 0.5 to 2 MiB on current processors, and the packets in flight and the event
+/// queue need room too.
+const PREFETCH_ABOVE: usize = 1 << 20;
+
+/// Whether the simulation's link and flow state outgrows `PREFETCH_ABOVE`.
+pub(crate) fn worth_prefetching(sim: &Simulation) -> bool {
+    let links = sim.links.len() * std::mem::size_of::<LinkDir>();
+    let flows = sim.flows.len() * std::mem::size_of::<FlowSlot>();
+    links + flows > PREFETCH_ABOVE
+}
 
 /// `End::flow` and `End::reply` where there is none.
 const NONE: u32 = u32::MAX;
@@ -127,6 +150,26 @@ impl Simulation {
     }
 }
 
+impl Simulation {
+    /// While feeding direction `d` hands on a packet it took in, prefetches for the next two
+    /// it will take (see the module notes).
+    #[inline(always)]
+    pub(crate) fn prefetch_pull(&self, d: u32) {
+        let link = &self.links[d as usize];
+        let next_dir = |i| {
+            let t = link.inbound_ahead(i)?;
+            self.links
+                .get(self.routes.next_hop(link.to, t.dst) as usize)
+        };
+        if let Some(e) = next_dir(1) {
+            e.prefetch();
+        }
+        if let Some(e) = next_dir(0) {
+            e.prefetch_inbound();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +233,29 @@ mod tests {
         assert_eq!(seen.len(), 5, "{seen:?}");
         let shared = ends.iter().filter(|e| e.flow == NONE).count();
         assert_eq!(shared, sim.links.len() - 5);
+    }
+
+    /// Prefetching is a hint: a run with it gives the results of a run without, to the bit.
+    /// Many flows through one tick-dense bottleneck, so that the wheel's runs and the
+    /// bottleneck's inbound list both name upcoming work.
+    #[test]
+    fn prefetching_changes_no_result() {
+        let run = |on: bool| {
+            let mut sim = dumbbell(120, false);
+            sim.prefetching = on;
+            sim.run();
+            let engaged = sim.events.processed();
+            format!("{engaged} {:?}", crate::results::collect(&mut sim).flows)
+        };
+        let (off, on) = (run(false), run(true));
+        assert_eq!(off, on);
+        assert!(off.len() > 1000);
+    }
+
+    /// Tens of flows' state stays in the cache; ten thousand flows' does not.
+    #[test]
+    fn only_large_state_is_prefetched() {
+        assert!(!worth_prefetching(&dumbbell(10, false)));
+        assert!(worth_prefetching(&dumbbell(2000, false)));
     }
 }

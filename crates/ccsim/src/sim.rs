@@ -6,7 +6,7 @@
 //! packet is counted once as injected and once as consumed or dropped, so conservation
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
-use crate::ahead::{plan_ends, End};
+use crate::ahead::{plan_ends, worth_prefetching, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
 use crate::net::link::{LinkDir, QueueWatch, Transit};
@@ -78,6 +78,9 @@ pub struct Simulation {
     watch_queues: bool,
     /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`).
     pub(crate) ends: Vec<End>,
+    /// Whether to prefetch for upcoming events (`ahead.rs`: where the state outgrows the
+    /// cache).
+    pub(crate) prefetching: bool,
 }
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
@@ -124,6 +127,7 @@ impl Simulation {
             drops: Vec::new(),
             watch_queues: false,
             ends: Vec::new(),
+            prefetching: false,
         };
         sim.watch_queues = sim.rec.interval.is_none()
             && [
@@ -143,6 +147,7 @@ impl Simulation {
         }
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         sim.ends = plan_ends(&sim);
+        sim.prefetching = worth_prefetching(&sim);
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -165,7 +170,9 @@ impl Simulation {
         let t = t.min(self.end);
         while let Some((time, ev)) = self.events.pop_until(t) {
             self.now = time;
-            self.prefetch_upcoming();
+            if self.prefetching {
+                self.prefetch_upcoming();
+            }
             self.handle(ev);
         }
         self.now = self.now.max(t);
@@ -353,7 +360,12 @@ impl Simulation {
     fn pull(&mut self, d: u32, upto: SimTime, exclusive: bool) {
         while let Some((at, t)) = self.links[d as usize].take_inbound(upto, exclusive) {
             match self.fed_next(d, t.dst) {
-                Some(e) => self.cut_through(d, e, t, at),
+                Some(e) => {
+                    if self.prefetching {
+                        self.prefetch_pull(d);
+                    }
+                    self.cut_through(d, e, t, at);
+                }
                 None => {
                     // It arrives at the far node: the arrival event, armed after the pull,
                     // covers it.

@@ -89,6 +89,13 @@ impl Inbound {
         self.run.prefetch_ends();
     }
 
+    /// The `i`-th packet of the in-order run (`i` = 0: its first): probably the `i`-th to be
+    /// taken, unless one that overtook the run comes first. A hint for prefetching.
+    #[inline(always)]
+    pub fn ahead(&self, i: usize) -> Option<Transit> {
+        self.run.get(i).map(|item| item.t)
+    }
+
     /// The first packet to reach the node, and when.
     #[inline]
     pub fn first(&self) -> Option<(SimTime, Transit)> {

@@ -451,6 +451,16 @@ impl LinkDir {
         }
     }
 
+    /// The `i`-th packet probably to be taken from a fed direction's inbound list next (a hint
+    /// for prefetching).
+    #[inline(always)]
+    pub fn inbound_ahead(&self, i: usize) -> Option<Transit> {
+        match &self.path {
+            Path::Express(f) => f.inbound.ahead(i),
+            Path::General(_) => None,
+        }
+    }
+
     /// The packet the pending arrival event is probably for (express path; a hint for
     /// prefetching, which may name a freed packet, or any packet on the general path).
     #[inline(always)]

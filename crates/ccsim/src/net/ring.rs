@@ -62,6 +62,12 @@ impl<T: Copy> Ring<T> {
         (!self.is_empty()).then(|| self.slot(self.tail - 1))
     }
 
+    /// The `i`-th item from the front.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len()).then(|| self.slot(self.head + i))
+    }
+
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         let x = *self.front()?;
