@@ -148,9 +148,7 @@ impl Simulation {
             }
         }
     }
-}
 
-impl Simulation {
     /// While feeding direction `d` hands on a packet it took in, prefetches for the next two
     /// it will take (see the module notes).
     #[inline(always)]
