@@ -127,14 +127,14 @@ impl Simulation {
     /// Prefetches for the events that probably come next (see the module notes).
     #[inline(always)]
     pub(crate) fn prefetch_upcoming(&self) {
-        if self.events.upcoming_len() == 0 {
+        let Some(next) = self.events.upcoming(0) else {
             return;
-        }
+        };
         if let Some(Event::Arrive(l)) = self.events.upcoming(1) {
             self.links[l as usize].prefetch();
             prefetch::lines(&self.ends[l as usize], std::mem::size_of::<End>());
         }
-        if let Some(Event::Arrive(l)) = self.events.upcoming(0) {
+        if let Event::Arrive(l) = next {
             let link = &self.links[l as usize];
             self.arena.prefetch(link.arriving_hint());
             link.prefetch_inbound();

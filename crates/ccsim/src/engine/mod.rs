@@ -167,12 +167,6 @@ impl EventQueue {
         (i < n).then(|| Event::from_order(run[n - 1 - i] as u64))
     }
 
-    /// How many events `upcoming` knows.
-    #[inline(always)]
-    pub fn upcoming_len(&self) -> usize {
-        self.wheel.upcoming().len()
-    }
-
     /// Events executed so far.
     pub fn processed(&self) -> u64 {
         self.popped

@@ -433,11 +433,12 @@ impl LinkDir {
         g.arrive(arena, now, drops, &mut w, watch)
     }
 
-    /// Prefetches the lines an event of this direction reads first (`prefetch.rs`): the
-    /// first six, which hold all an express offer or arrival reads of it.
+    /// Prefetches the lines an event of this direction reads first (`prefetch.rs`): up to the
+    /// counters' first line, which hold all an express offer or arrival reads of it (the
+    /// layout of `LinkDir`).
     #[inline(always)]
     pub fn prefetch(&self) {
-        crate::prefetch::lines(self, 6 * 64);
+        crate::prefetch::lines(self, std::mem::offset_of!(LinkDir, stats) + 64);
     }
 
     /// Prefetches the ends of a fed direction's inbound run (`prefetch.rs`); call once its

@@ -45,9 +45,8 @@ impl<T: Copy> Ring<T> {
     #[inline(always)]
     pub fn prefetch_ends(&self) {
         if !self.slots.is_empty() {
-            let mask = self.slots.len() - 1;
             for pos in [self.head, self.tail] {
-                crate::prefetch::lines(&self.slots[pos & mask], std::mem::size_of::<T>());
+                crate::prefetch::lines(self.slot(pos), std::mem::size_of::<T>());
             }
         }
     }
