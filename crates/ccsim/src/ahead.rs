@@ -199,7 +199,7 @@ mod tests {
     fn each_access_link_leads_to_its_flows_endpoint_and_reply() {
         let sim = dumbbell(3, true);
         let ends = plan_ends(&sim);
-        let name = |l: u32| sim.links[l as usize].link.clone();
+        let name = |l: u32| sim.link_name(l as usize).to_string();
         let mut seen = Vec::new();
         for (l, e) in ends.iter().enumerate() {
             if e.flow == NONE {

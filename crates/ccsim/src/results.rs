@@ -1,5 +1,6 @@
 //! Results as columns: one table of flows, one of link directions, and the recorded series.
 
+use crate::net::link::LinkStats;
 use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation};
 use crate::trace::Series;
@@ -229,7 +230,9 @@ pub fn collect(sim: &mut Simulation) -> Results {
     flows.f64("owd_max_s", f(|r| r.owd_max));
 
     let mut queues = Table::default();
-    queues.str("link", sim.links.iter().map(|l| l.link.clone()).collect());
+    let stats: Vec<LinkStats> = sim.links.iter().map(|l| l.stats(now)).collect();
+    let link_names = (0..sim.links.len()).map(|l| sim.link_name(l).to_string());
+    queues.str("link", link_names.collect());
     queues.str(
         "from",
         sim.links
@@ -245,9 +248,7 @@ pub fn collect(sim: &mut Simulation) -> Results {
             .collect(),
     );
     queues.u64("rate_bps", sim.links.iter().map(|l| l.rate.bps()).collect());
-    let stat = |g: fn(&crate::net::link::LinkStats) -> u64| {
-        sim.links.iter().map(|l| g(&l.stats)).collect::<Vec<u64>>()
-    };
+    let stat = |g: fn(&LinkStats) -> u64| stats.iter().map(g).collect::<Vec<u64>>();
     queues.u64("arrivals", stat(|s| s.arrivals));
     queues.u64("departures", stat(|s| s.departures));
     queues.u64("drops_overflow", stat(|s| s.drops_overflow));
@@ -259,16 +260,8 @@ pub fn collect(sim: &mut Simulation) -> Results {
     queues.u64("marks_early", stat(|s| s.marks_early));
     queues.u64("marks_forced", stat(|s| s.marks_forced));
     queues.u64("bytes_departed", stat(|s| s.bytes_departed));
-    let max_p = sim
-        .links
-        .iter()
-        .map(|l| l.stats.max_len_pkts as f64)
-        .collect();
-    let max_b = sim
-        .links
-        .iter()
-        .map(|l| l.stats.max_len_bytes as f64)
-        .collect();
+    let max_p = stats.iter().map(|s| s.max_len_pkts as f64).collect();
+    let max_b = stats.iter().map(|s| s.max_len_bytes as f64).collect();
     let t = now.as_secs_f64().max(1e-12);
     let util = sim
         .links

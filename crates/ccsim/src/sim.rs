@@ -59,7 +59,10 @@ pub struct Simulation {
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     pub node_names: Vec<String>,
+    /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
+    /// Names of the links, one per pair of directions.
+    link_names: Vec<String>,
     pub(crate) routes: Routes,
     pub flows: Vec<FlowSlot>,
     pub info: Vec<FlowInfo>,
@@ -99,7 +102,7 @@ impl Simulation {
         seed: u64,
         end: SimTime,
         node_names: Vec<String>,
-        links: Vec<LinkDir>,
+        (links, link_names): (Vec<LinkDir>, Vec<String>),
         routes: Routes,
         flows: Vec<FlowSlot>,
         info: Vec<FlowInfo>,
@@ -115,6 +118,7 @@ impl Simulation {
             arena: PacketArena::default(),
             node_names,
             links,
+            link_names,
             routes,
             flows,
             info,
@@ -391,6 +395,11 @@ impl Simulation {
             self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
         }
         self.free_drops();
+    }
+
+    /// The name of the link direction `l` belongs to.
+    pub fn link_name(&self, l: usize) -> &str {
+        &self.link_names[l / 2]
     }
 
     #[inline]

@@ -169,7 +169,7 @@ pub fn phased(json: &str, warm: u64) -> (Results, LinkStats, u64) {
         };
         sim.run_until(SimTime::from_secs(warm));
         conserved(&sim);
-        let at_warm = sim.links[0].stats.clone();
+        let at_warm = sim.links[0].stats(sim.now);
         let n = sim.flows.len();
         let d0: u64 = (0..n).map(|i| sim.delivered_bytes(i)).sum();
         sim.run();

@@ -26,12 +26,16 @@
 
 use super::inbound::Inbound;
 use super::link::{LinkStats, Transit};
-use super::loss::LossModel;
+use super::loss::WireLoss;
 use crate::packet::PktId;
 use crate::queue::DropTail;
-use crate::rng::Rng;
 use crate::time::SimTime;
-use std::collections::VecDeque;
+
+/// The index of absolute position `pos` in a ring of `len` slots, a power of two.
+#[inline(always)]
+fn slot(pos: u64, len: usize) -> usize {
+    pos as usize & len.wrapping_sub(1)
+}
 
 /// What an offer came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +55,7 @@ struct Slot {
     size: u32,
     dst: u32,
     /// Whether the far node gets the packet from this line's arrival event. Otherwise the
-    /// wire loses it (it waits in `lost` until sent) or it was handed on to the next link,
+    /// wire loses it (it waits in the wire's `lost` list until sent) or it was handed on to the next link,
     /// which owns it from then on (cut-through); either way the slot only keeps the
     /// transmitter's timetable.
     arrives: bool,
@@ -73,22 +77,21 @@ struct Accepted {
 /// The line is a ring of slots addressed by absolute positions: `head ≤ started ≤ tail`
 /// (positions before `started` have started transmission; `tail` is the number of packets
 /// ever accepted), so that moving the frontier or taking the head is one increment, and a slot
-/// is `slots[position & mask]`. Every slot whose packet has not left the transmitter is on the
-/// line: the head only passes a slot once its packet is sent.
+/// is `slots[position mod len]` (the ring's length is a power of two). Every slot whose packet
+/// has not left the transmitter is on the line: the head only passes a slot once its packet is
+/// sent.
 ///
-/// `repr(C)`, fields in the order an offer reads them: what an offer touches fits in three
-/// cache lines, the ones only fed directions (`inbound`) and lossy wires (`lost`) use come
-/// last. With thousands of flows a direction's state has left the cache by its next packet,
-/// and the compiler's own order spread an offer over six lines (docs/performance.md). Aligned
-/// to a line so that those three are three.
-#[repr(C, align(64))]
+/// `repr(C)`, fields in the order an offer reads them: what an offer touches, the direction's
+/// counters included, comes first; the inbound list, which only fed directions use, last.
+/// With thousands of flows a direction's state has left the cache by its next packet, and the
+/// compiler's own order spread an offer over six lines (docs/performance.md). Not aligned to
+/// a line itself: `LinkDir` places it at one.
+#[repr(C)]
 pub struct FifoLine {
     head: u64,
     started: u64,
     tail: u64,
-    mask: u64,
     slots: Vec<Slot>,
-    limit_packets: u32,
     limit_bytes: u64,
     waiting_bytes: u64,
     busy_until: SimTime,
@@ -97,12 +100,24 @@ pub struct FifoLine {
     accepted: Accepted,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
-    /// Packets the wire will lose, with the time they leave the transmitter, in order.
-    lost: VecDeque<(SimTime, PktId)>,
+    limit_packets: u32,
+    counts: Counts,
     /// Packets on their way here from the links that feed this one (cut-through), with the
     /// time each reaches the near node. They join the line when it is next touched, offered
     /// at their own times (`net/link.rs`).
     pub inbound: Inbound,
+}
+
+/// The counters an offer updates; the rest of what the direction reports follows from the
+/// accepted sums and the line (`stats_at`). `max_len_pkts` first, to share the padding after
+/// `limit_packets`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    max_len_pkts: u32,
+    arrivals: u64,
+    drops_overflow: u64,
+    max_len_bytes: u64,
 }
 
 impl FifoLine {
@@ -112,16 +127,15 @@ impl FifoLine {
             limit_packets,
             limit_bytes,
             slots: Vec::new(),
-            mask: 0,
             head: 0,
             started: 0,
             tail: 0,
             waiting_bytes: 0,
             arriving: 0,
-            lost: VecDeque::new(),
             busy_until: SimTime::ZERO,
             accepted: Accepted::default(),
             last_sojourn: SimTime::ZERO,
+            counts: Counts::default(),
             inbound: Inbound::default(),
         }
     }
@@ -133,12 +147,13 @@ impl FifoLine {
 
     #[inline]
     fn at(&self, pos: u64) -> &Slot {
-        &self.slots[(pos & self.mask) as usize]
+        &self.slots[slot(pos, self.slots.len())]
     }
 
     #[inline]
     fn at_mut(&mut self, pos: u64) -> &mut Slot {
-        &mut self.slots[(pos & self.mask) as usize]
+        let i = slot(pos, self.slots.len());
+        &mut self.slots[i]
     }
 
     pub fn len_packets(&self) -> u32 {
@@ -149,10 +164,11 @@ impl FifoLine {
         self.waiting_bytes
     }
 
-    /// Packets queued, on the transmitter, propagating or on their way in (not the lost ones
-    /// once sent, already freed, nor those passed on, which the next link counts).
+    /// Packets queued, on the transmitter, propagating or on their way in that will arrive
+    /// here (not those the wire loses, which `WireLoss` holds, nor those passed on, which the
+    /// next link counts).
     pub fn packets_held(&self) -> u64 {
-        self.arriving + self.lost.len() as u64 + self.inbound.len() as u64
+        self.arriving + self.inbound.len() as u64
     }
 
     /// When the transmitter frees up (the last accepted packet's departure).
@@ -185,19 +201,16 @@ impl FifoLine {
         self.tail - lo < self.limit_packets as u64
     }
 
-    /// Moves the started frontier up to `now`; the packets the wire loses by `now` are counted
-    /// and go to `drops`. Slots of sent packets that will not arrive here (lost, passed on)
-    /// leave the head lazily: when the ring is full (`offer`) or an arrival passes them.
+    /// Moves the started frontier up to `now`. Slots of sent packets that will not arrive here
+    /// (lost, passed on) leave the head lazily: when the ring is full (`offer`) or an arrival
+    /// passes them.
     #[inline(always)]
-    pub fn advance(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
+    pub fn advance(&mut self, now: SimTime) {
         while self.started < self.tail && self.at(self.started).start <= now {
             let s = *self.at(self.started);
             self.waiting_bytes -= s.size as u64;
             self.last_sojourn = s.start - s.enqueued;
             self.started += 1;
-        }
-        if self.lost.front().is_some_and(|&(t, _)| t <= now) {
-            self.count_losses(now, stats, drops);
         }
     }
 
@@ -209,17 +222,6 @@ impl FifoLine {
                 break;
             }
             self.head += 1;
-        }
-    }
-
-    fn count_losses(&mut self, now: SimTime, stats: &mut LinkStats, drops: &mut Vec<PktId>) {
-        while let Some(&(t, p)) = self.lost.front() {
-            if t > now {
-                break;
-            }
-            self.lost.pop_front();
-            stats.drops_loss += 1;
-            drops.push(p);
         }
     }
 
@@ -237,20 +239,18 @@ impl FifoLine {
             done: SimTime::ZERO,
         };
         slots.resize(cap, fill);
-        let mask = cap as u64 - 1;
         for pos in self.head..self.tail {
-            slots[(pos & mask) as usize] = *self.at(pos);
+            slots[slot(pos, cap)] = *self.at(pos);
         }
         self.slots = slots;
-        self.mask = mask;
     }
 
-    /// Offers a packet that takes `tx` to serialise and `delay` to propagate; if it fits, the
-    /// wire's loss is drawn for the time it will leave the transmitter (`wire`: the loss model
-    /// and its random stream, none for a wire that loses nothing). A packet that will
-    /// arrive is `pass`ed on (its slot only keeps the timetable) or left to arrive here. The
-    /// caller counts and frees a packet that did not fit. Call after `advance(now)`. A packet
-    /// that finds the transmitter idle starts at once.
+    /// Offers a packet that takes `tx` to serialise and `delay` to propagate, and counts it;
+    /// if it fits, the wire's loss is drawn for the time it will leave the transmitter
+    /// (`wire`: none for a wire that loses nothing), and a lost packet waits in the wire's
+    /// list until then. A packet that will arrive is `pass`ed on (its slot only keeps the
+    /// timetable) or left to arrive here. The caller frees a packet that did not fit. Call
+    /// after `advance(now)`. A packet that finds the transmitter idle starts at once.
     #[inline]
     pub fn offer(
         &mut self,
@@ -259,12 +259,14 @@ impl FifoLine {
         delay: SimTime,
         now: SimTime,
         pass: bool,
-        wire: Option<(&mut LossModel, &mut Rng)>,
+        wire: Option<&mut WireLoss>,
     ) -> Offered {
         let size = t.size;
+        self.counts.arrivals += 1;
         if self.len_packets() >= self.limit_packets
             || self.waiting_bytes + size as u64 > self.limit_bytes
         {
+            self.counts.drops_overflow += 1;
             return Offered::Dropped;
         }
         if self.tail - self.head == self.slots.len() as u64 {
@@ -288,10 +290,13 @@ impl FifoLine {
         a.busy += tx;
         a.wait_pkts += wait;
         a.wait_bytes += wait * size as u128;
-        let lost = wire.is_some_and(|(loss, rng)| loss.lose(done, rng));
-        if lost {
-            self.lost.push_back((done, t.pkt));
-        }
+        let lost = wire.is_some_and(|w| {
+            let lost = w.lose(done);
+            if lost {
+                w.lost.push_back((done, t.pkt));
+            }
+            lost
+        });
         let arrives = !lost && !pass;
         self.arriving += arrives as u64;
         let pos = self.tail;
@@ -309,6 +314,13 @@ impl FifoLine {
             self.started = self.tail;
             self.last_sojourn = SimTime::ZERO;
         }
+        // As on the general path, the queue length seen includes the arriving packet, even
+        // when it started at once (then the queue holds nothing else).
+        let c = &mut self.counts;
+        c.max_len_pkts = c
+            .max_len_pkts
+            .max(((self.tail - self.started) as u32).max(1));
+        c.max_len_bytes = c.max_len_bytes.max(self.waiting_bytes.max(size as u64));
         if lost {
             Offered::Lost
         } else {
@@ -368,10 +380,10 @@ impl FifoLine {
             .map(|s| s.start)
     }
 
-    /// The link's counters of departures, bytes, busy time and waiting time as of `now`: the
-    /// accepted sums less the shares of packets not yet sent, the last ones on the line. Call
-    /// after `advance(now)`.
-    pub fn stats_at(&self, now: SimTime, stats: &mut LinkStats) {
+    /// The direction's counters as of `now` (all but the wire's losses, which `WireLoss`
+    /// counts): departures, bytes, busy time and waiting time are the accepted sums less the
+    /// shares of packets not yet sent, the last ones on the line.
+    pub fn stats_at(&self, now: SimTime) -> LinkStats {
         let mut pending = Accepted::default();
         let mut n = 0;
         let mut pos = self.tail;
@@ -387,12 +399,19 @@ impl FifoLine {
                 pending.wait_bytes += wait * s.size as u128;
             }
         }
-        let a = &self.accepted;
-        stats.departures = self.tail - n;
-        stats.bytes_departed = a.bytes - pending.bytes;
-        stats.busy = a.busy - pending.busy;
-        stats.len_integral_pkts = a.wait_pkts - pending.wait_pkts;
-        stats.len_integral_bytes = a.wait_bytes - pending.wait_bytes;
+        let (a, c) = (&self.accepted, &self.counts);
+        LinkStats {
+            arrivals: c.arrivals,
+            drops_overflow: c.drops_overflow,
+            max_len_bytes: c.max_len_bytes,
+            max_len_pkts: c.max_len_pkts,
+            departures: self.tail - n,
+            bytes_departed: a.bytes - pending.bytes,
+            busy: a.busy - pending.busy,
+            len_integral_pkts: a.wait_pkts - pending.wait_pkts,
+            len_integral_bytes: a.wait_bytes - pending.wait_bytes,
+            ..LinkStats::default()
+        }
     }
 
     /// How far an express line's fields that every offer reads reach (all but `inbound`), for
@@ -417,6 +436,8 @@ impl FifoLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::loss::LossModel;
+    use crate::rng::Rng;
 
     fn ms(x: u64) -> SimTime {
         SimTime::from_millis(x)
@@ -434,9 +455,6 @@ mod tests {
     fn timetable_frontiers_and_waiting_integral() {
         // Three 1000-byte packets at t = 0 on an 8 ms-per-packet link, 10 ms delay.
         let mut f = FifoLine::new(&DropTail::packets(2));
-        let (mut stats, mut loss) = (LinkStats::default(), LossModel::None);
-        let mut rng = Rng::derive(1, "t");
-        let mut drops = vec![];
         let expect = [
             Offered::Arrives(ms(18)),
             Offered::Arrives(ms(26)),
@@ -444,16 +462,9 @@ mod tests {
             Offered::Dropped,
         ];
         for (i, e) in expect.into_iter().enumerate() {
-            f.advance(ms(0), &mut stats, &mut drops);
-            let r = f.offer(
-                tr(i as u32),
-                ms(8),
-                ms(10),
-                ms(0),
-                false,
-                Some((&mut loss, &mut rng)),
-            );
-            f.advance(ms(0), &mut stats, &mut drops);
+            f.advance(ms(0));
+            let r = f.offer(tr(i as u32), ms(8), ms(10), ms(0), false, None);
+            f.advance(ms(0));
             // The first starts at once; two wait; the fourth finds the queue (2) full.
             assert_eq!(r, e, "packet {i}");
         }
@@ -461,11 +472,15 @@ mod tests {
         assert_eq!(f.next_arrival(ms(10)), Some((ms(18), PktId(0))));
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
-        f.advance(ms(20), &mut stats, &mut drops);
-        f.stats_at(ms(20), &mut stats);
+        f.advance(ms(20));
+        let stats = f.stats_at(ms(20));
         assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
         assert_eq!(f.arrive(ms(20), ms(10)), None);
         assert_eq!((f.len_packets(), stats.departures), (0, 2));
+        // Four offered, one dropped; the queue held two waiting packets at most, and the
+        // first, which started at once, counts as one.
+        assert_eq!((stats.arrivals, stats.drops_overflow), (4, 1));
+        assert_eq!((stats.max_len_pkts, stats.max_len_bytes), (2, 2000));
         assert_eq!(f.last_sojourn, ms(16));
         // Waiting: 8 ms for the second, 16 ms for the third.
         assert_eq!(stats.len_integral_pkts, ms(24).as_nanos() as u128);
@@ -476,43 +491,33 @@ mod tests {
     #[test]
     fn passed_and_lost_slots_keep_the_timetable_but_need_no_arrival() {
         // Packet 1 of three is lost (listed), packet 0 is passed on: only packet 2 arrives
-        // here, at 8 ms × 3 + 10 ms; the lost one is counted when it leaves at 16 ms.
+        // here, at 8 ms × 3 + 10 ms; the lost one leaves the transmitter at 16 ms.
         let mut f = FifoLine::new(&DropTail::packets(10));
-        let mut loss = LossModel::List {
+        let loss = LossModel::List {
             packets: vec![1],
             next: 0,
             seen: 0,
         };
-        let (mut stats, mut rng, mut drops) = (LinkStats::default(), Rng::derive(1, "t"), vec![]);
-        let mut offer = |f: &mut FifoLine, i, pass| {
-            f.offer(
-                tr(i),
-                ms(8),
-                ms(10),
-                ms(0),
-                pass,
-                Some((&mut loss, &mut rng)),
-            )
-        };
+        let mut wire = WireLoss::of(loss, Rng::derive(1, "t")).unwrap();
+        let mut offer =
+            |f: &mut FifoLine, i, pass| f.offer(tr(i), ms(8), ms(10), ms(0), pass, Some(&mut wire));
         assert_eq!(offer(&mut f, 0, true), Offered::Arrives(ms(18)));
         assert_eq!(offer(&mut f, 1, false), Offered::Lost);
         assert_eq!(offer(&mut f, 2, false), Offered::Arrives(ms(34)));
-        // The passed packet belongs to the next link; the lost one is still held until sent.
-        assert_eq!(f.packets_held(), 2);
+        // The passed packet belongs to the next link; the lost one waits on the wire's list
+        // until sent.
+        assert_eq!((f.packets_held(), wire.lost.len()), (1, 1));
         assert_eq!(f.next_arrival(ms(10)), Some((ms(34), PktId(2))));
-        f.advance(ms(16), &mut stats, &mut drops);
-        assert_eq!((drops.clone(), stats.drops_loss), (vec![PktId(1)], 1));
-        assert_eq!(f.packets_held(), 1);
         // Read at 20 ms, the last packet (on the wire 16–24 ms) has not departed yet.
-        f.advance(ms(20), &mut stats, &mut drops);
-        f.stats_at(ms(20), &mut stats);
+        f.advance(ms(20));
+        let stats = f.stats_at(ms(20));
         assert_eq!((stats.departures, stats.busy), (2, ms(16)));
         // Nothing arrives at 18 or 26 ms; the passed and lost slots leave the head on the way.
         assert_eq!(f.arrive(ms(26), ms(10)), None);
-        f.advance(ms(34), &mut stats, &mut drops);
+        f.advance(ms(34));
         assert_eq!(f.arrive(ms(34), ms(10)).map(|t| t.pkt), Some(PktId(2)));
         assert_eq!((f.packets_held(), f.next_arrival(ms(10))), (0, None));
-        f.stats_at(ms(34), &mut stats);
+        let stats = f.stats_at(ms(34));
         assert_eq!((stats.departures, stats.bytes_departed), (3, 3000));
     }
 }

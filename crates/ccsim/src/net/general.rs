@@ -30,6 +30,8 @@ pub struct General {
     pipe: VecDeque<(SimTime, PktId)>,
     /// Time the most recently dequeued packet waited in the queue.
     pub(super) last_sojourn: SimTime,
+    /// The direction's counters, all but the wire's losses (`WireLoss`).
+    pub(super) stats: LinkStats,
     /// When the queue-length integrals were last brought up to date.
     last_change: SimTime,
 }
@@ -82,6 +84,7 @@ impl General {
             tx: None,
             pipe: VecDeque::new(),
             last_sojourn: SimTime::ZERO,
+            stats: LinkStats::default(),
             last_change: SimTime::ZERO,
         }
     }
@@ -92,9 +95,10 @@ impl General {
     }
 
     #[inline]
-    pub fn account(&mut self, now: SimTime, stats: &mut LinkStats) {
+    pub fn account(&mut self, now: SimTime) {
         let dt = (now - self.last_change).as_nanos() as u128;
         if dt > 0 {
+            let stats = &mut self.stats;
             stats.len_integral_pkts += dt * self.queue.len_packets() as u128;
             stats.len_integral_bytes += dt * self.queue.len_bytes() as u128;
             self.last_change = now;
@@ -113,27 +117,27 @@ impl General {
     ) -> Option<SimTime> {
         let pkt = t.pkt;
         self.advance(arena, now, drops, w, watch.as_mut());
-        self.account(now, w.stats);
-        w.stats.arrivals += 1;
+        self.account(now);
+        self.stats.arrivals += 1;
         arena.get_mut(pkt).enqueued = now;
         let verdict = self.queue.enqueue(pkt, &mut self.side.ctx(now, arena));
         // Packets the discipline pushed out to make room (FQ-CoDel).
-        self.side.collect(drops, w.stats);
+        self.side.collect(drops, &mut self.stats);
         match verdict {
             Verdict::Dropped(r) => {
-                count_drop(w.stats, r);
+                count_drop(&mut self.stats, r);
                 drops.push(pkt);
                 self.report(now, watch.as_mut());
                 return None;
             }
             Verdict::Marked(r) => {
                 debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
-                count_mark(w.stats, r);
+                count_mark(&mut self.stats, r);
                 arena.get_mut(pkt).ecn = Ecn::Ce;
             }
             Verdict::Enqueued => {}
         }
-        let s = &mut w.stats;
+        let s = &mut self.stats;
         s.max_len_pkts = s.max_len_pkts.max(self.queue.len_packets());
         s.max_len_bytes = s.max_len_bytes.max(self.queue.len_bytes());
         if self.tx.is_none() {
@@ -151,9 +155,9 @@ impl General {
         drops: &mut Vec<PktId>,
         w: &mut Wire,
     ) {
-        self.account(now, w.stats);
+        self.account(now);
         let next = self.queue.dequeue(&mut self.side.ctx(now, arena));
-        self.side.collect(drops, w.stats);
+        self.side.collect(drops, &mut self.stats);
         let Some(pkt) = next else { return };
         let pk = arena.get(pkt);
         let (size, enqueued) = (pk.size, pk.enqueued);
@@ -184,11 +188,15 @@ impl General {
             let at = tx.done;
             self.tx = None;
             let size = arena.get(tx.pkt).size;
-            w.stats.busy += at - tx.start;
-            w.stats.departures += 1;
-            w.stats.bytes_departed += size as u64;
-            if w.loss.lose(at, w.rng) {
-                w.stats.drops_loss += 1;
+            self.stats.busy += at - tx.start;
+            self.stats.departures += 1;
+            self.stats.bytes_departed += size as u64;
+            let lost = w.loss.as_deref_mut().is_some_and(|l| {
+                let lost = l.lose(at);
+                l.drops += lost as u64;
+                lost
+            });
+            if lost {
                 drops.push(tx.pkt);
             } else {
                 self.pipe.push_back((at + w.delay, tx.pkt));

@@ -27,16 +27,15 @@
 
 use super::fifo::{FifoLine, Offered};
 use super::general::General;
-use super::loss::LossModel;
+use super::loss::{LossModel, WireLoss};
 use crate::packet::{PacketArena, PktId};
 use crate::queue::{DropTail, Queue, QueueDiscipline};
 use crate::rng::Rng;
 use crate::time::{Rate, SimTime};
 use crate::trace::Recorder;
 
-/// Counters of one link direction. `repr(C)`, the four an express offer updates first, so
-/// that they share a cache line (`LinkDir`).
-#[repr(C)]
+/// Counters of one link direction, as reported (`LinkDir::stats`). The general path keeps
+/// them as they are; the express path keeps what it needs to derive them (`fifo.rs`).
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
     pub arrivals: u64,
@@ -91,12 +90,10 @@ impl Transit {
     }
 }
 
-/// What both paths share and update: the direction's counters, loss model, timing, and its
-/// one pending arrival event.
+/// What the general path shares with the direction: the wire's loss, timing, and the one
+/// pending arrival event.
 pub struct Wire<'a> {
-    pub stats: &'a mut LinkStats,
-    pub loss: &'a mut LossModel,
-    pub rng: &'a mut Rng,
+    pub loss: Option<&'a mut WireLoss>,
     pub delay: SimTime,
     rate: Rate,
     tx_time_cache: &'a mut (u32, SimTime),
@@ -134,11 +131,11 @@ enum Path {
 
 /// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds
 /// what every offer and event reads (timing, the pending event, the cut-through roles), the
-/// express line's hot fields fill the next three (`FifoLine`), its counters' hot ones the one
-/// after (`LinkStats`); the loss model, its random stream and the name come last, read only
-/// where the wire loses packets or at the end of a run. Left to its own order the compiler
-/// spread an offer over about nine lines, which with thousands of flows were mostly misses
-/// (docs/performance.md).
+/// express line's fields with the counters an offer updates fill the next three (`FifoLine`),
+/// and the wire's loss, boxed since most wires lose nothing, comes last. Left to its own order
+/// the compiler spread an offer over about nine lines, which with thousands of flows were
+/// mostly misses; five lines in all (320 bytes; 576 with the counters, loss model and name
+/// inline) keep 10,000 flows' links in 12.8 MB (docs/performance.md).
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Time of the pending arrival event, if one is scheduled.
@@ -158,16 +155,13 @@ pub struct LinkDir {
     /// prefetching (`arriving_hint`), which may name a packet already freed.
     arrival_pkt: PktId,
     path: Path,
-    pub stats: LinkStats,
-    loss: LossModel,
-    rng: Rng,
-    pub link: String,
+    /// The wire's loss; `lossy` says whether there is one without reading this line.
+    loss: Option<Box<WireLoss>>,
 }
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        link: String,
         from: u32,
         to: u32,
         rate: Rate,
@@ -178,6 +172,7 @@ impl LinkDir {
         label: &str,
     ) -> LinkDir {
         let aqm_rng = Rng::derive(seed, &format!("queue:{label}"));
+        let loss = WireLoss::of(loss, Rng::derive(seed, &format!("loss:{label}")));
         LinkDir {
             from,
             to,
@@ -185,15 +180,12 @@ impl LinkDir {
             delay,
             fed: false,
             feeds: false,
-            lossy: !matches!(loss, LossModel::None),
+            lossy: loss.is_some(),
             arrival_event: None,
             arrival_pkt: PktId(0),
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
             loss,
-            rng: Rng::derive(seed, &format!("loss:{label}")),
-            stats: LinkStats::default(),
-            link,
         }
     }
 
@@ -203,9 +195,7 @@ impl LinkDir {
         (
             &mut self.path,
             Wire {
-                stats: &mut self.stats,
-                loss: &mut self.loss,
-                rng: &mut self.rng,
+                loss: self.loss.as_deref_mut(),
                 delay: self.delay,
                 rate: self.rate,
                 tx_time_cache: &mut self.tx_time_cache,
@@ -298,9 +288,21 @@ impl LinkDir {
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
         match &self.path {
-            Path::Express(f) => f.packets_held(),
+            Path::Express(f) => {
+                f.packets_held() + self.loss.as_ref().map_or(0, |l| l.lost.len()) as u64
+            }
             Path::General(g) => g.packets_held(),
         }
+    }
+
+    /// The direction's counters as of `now`; call after `advance(now)`.
+    pub fn stats(&self, now: SimTime) -> LinkStats {
+        let mut s = match &self.path {
+            Path::Express(f) => f.stats_at(now),
+            Path::General(g) => g.stats.clone(),
+        };
+        s.drops_loss = self.loss.as_ref().map_or(0, |l| l.drops);
+        s
     }
 
     /// Offers a packet to the queue at `now`. Dropped packets (this one or others the
@@ -386,10 +388,10 @@ impl LinkDir {
         self.arrival_event == Some(now)
     }
 
-    /// Replays every transmit completion due by `now` and brings the counters up to it (call
-    /// before reading them); queue changes go to `watch` at the times they happen (general
-    /// path). A fed direction's inbound packets due by then must have been taken in first
-    /// (`sim.rs`, `pull`).
+    /// Replays every transmit completion due by `now` (call before reading the queue or the
+    /// counters); queue changes go to `watch` at the times they happen (general path). A fed
+    /// direction's inbound packets due by then must have been taken in first (`sim.rs`,
+    /// `pull`).
     pub fn advance(
         &mut self,
         arena: &mut PacketArena,
@@ -397,14 +399,14 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         watch: Option<&mut QueueWatch>,
     ) {
-        let (path, mut w) = self.split();
-        match path {
-            Path::Express(f) => {
-                f.advance(now, w.stats, drops);
-                f.stats_at(now, w.stats);
-            }
-            Path::General(g) => g.advance(arena, now, drops, &mut w, watch),
+        if let Path::Express(_) = self.path {
+            self.advance_express(now, drops);
+            return;
         }
+        let (Path::General(g), mut w) = self.split() else {
+            unreachable!("the express path returned above");
+        };
+        g.advance(arena, now, drops, &mut w, watch);
     }
 
     /// The pending arrival event fired (`event_due`; a fed direction's inbound packets due by
@@ -421,9 +423,9 @@ impl LinkDir {
     ) -> (Option<Transit>, Option<SimTime>) {
         debug_assert!(self.event_due(now));
         self.arrival_event = None;
-        if let Path::Express(f) = &mut self.path {
-            f.advance(now, &mut self.stats, drops);
-            let p = f.arrive(now, self.delay);
+        if let Path::Express(_) = self.path {
+            let delay = self.delay;
+            let p = self.advance_express(now, drops).arrive(now, delay);
             let next = self.next_event_express();
             return (p, self.arm_express(next));
         }
@@ -433,12 +435,11 @@ impl LinkDir {
         g.arrive(arena, now, drops, &mut w, watch)
     }
 
-    /// Prefetches the lines an event of this direction reads first (`prefetch.rs`): up to the
-    /// counters' first line, which hold all an express offer or arrival reads of it (the
-    /// layout of `LinkDir`).
+    /// Prefetches the lines an event of this direction reads (`prefetch.rs`): the whole
+    /// direction, five lines (the layout of `LinkDir`).
     #[inline(always)]
     pub fn prefetch(&self) {
-        crate::prefetch::lines(self, std::mem::offset_of!(LinkDir, stats) + 64);
+        crate::prefetch::lines(self, std::mem::size_of::<LinkDir>());
     }
 
     /// Prefetches the ends of a fed direction's inbound run (`prefetch.rs`); call once its
@@ -474,14 +475,15 @@ impl LinkDir {
         let (p, b) = match &mut self.path {
             Path::Express(f) => f.waiting_integrals(now),
             Path::General(g) => {
-                g.account(now, &mut self.stats);
+                g.account(now);
                 (0, 0)
             }
         };
+        let s = self.stats(now);
         let t = now.as_nanos().max(1) as f64;
         (
-            (self.stats.len_integral_pkts + p) as f64 / t,
-            (self.stats.len_integral_bytes + b) as f64 / t,
+            (s.len_integral_pkts + p) as f64 / t,
+            (s.len_integral_bytes + b) as f64 / t,
         )
     }
 
@@ -491,7 +493,7 @@ impl LinkDir {
             Path::Express(f) => f.on_wire_since(now),
             Path::General(g) => g.on_wire_since(),
         };
-        self.stats.busy + start.map_or(SimTime::ZERO, |s| now - s)
+        self.stats(now).busy + start.map_or(SimTime::ZERO, |s| now - s)
     }
 
     /// Time the most recently dequeued packet waited in the queue.
@@ -504,10 +506,25 @@ impl LinkDir {
 }
 
 impl LinkDir {
-    /// Offers a packet to the express line at `now`: brings the line up to `now`, counts the
-    /// arrival, and queues the packet (to arrive here, or to be `pass`ed on) or drops it.
-    /// Borrows the direction's fields one by one (no `Wire`): this runs for every packet at
-    /// every hop.
+    /// Brings the express line up to `now`: moves its started frontier, and counts the
+    /// packets the wire lost that have left the transmitter by then (into `drops`).
+    #[inline(always)]
+    fn advance_express(&mut self, now: SimTime, drops: &mut Vec<PktId>) -> &mut FifoLine {
+        let Path::Express(f) = &mut self.path else {
+            unreachable!("only express directions take express offers");
+        };
+        f.advance(now);
+        if self.lossy {
+            if let Some(w) = self.loss.as_deref_mut() {
+                w.count_until(now, drops);
+            }
+        }
+        f
+    }
+
+    /// Offers a packet to the express line at `now`: brings the line up to `now`, and queues
+    /// the packet (to arrive here, or to be `pass`ed on) or drops it. Borrows the direction's
+    /// fields one by one (no `Wire`): this runs for every packet at every hop.
     #[inline]
     fn enqueue_express(
         &mut self,
@@ -517,23 +534,20 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
     ) -> Offered {
         let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
+        let delay = self.delay;
+        self.advance_express(now, drops);
+        let wire = if self.lossy {
+            self.loss.as_deref_mut()
+        } else {
+            None
+        };
         let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions take express offers");
         };
-        let stats = &mut self.stats;
-        f.advance(now, stats, drops);
-        stats.arrivals += 1;
-        let wire = self.lossy.then_some((&mut self.loss, &mut self.rng));
-        let r = f.offer(t, tx, self.delay, now, pass, wire);
+        let r = f.offer(t, tx, delay, now, pass, wire);
         if r == Offered::Dropped {
-            stats.drops_overflow += 1;
             drops.push(t.pkt);
-            return r;
         }
-        // As on the general path, the queue length seen includes the arriving packet, even
-        // when it started at once (then the queue holds nothing else).
-        stats.max_len_pkts = stats.max_len_pkts.max(f.len_packets().max(1));
-        stats.max_len_bytes = stats.max_len_bytes.max(f.len_bytes().max(t.size as u64));
         r
     }
 
@@ -600,7 +614,7 @@ mod tests {
     fn link(loss: LossModel) -> LinkDir {
         let q = Queue::DropTail(DropTail::packets(10));
         let (rate, delay) = (Rate(1_000_000), SimTime::from_millis(10));
-        LinkDir::new("l".into(), 0, 1, rate, delay, q, loss, 1, "l")
+        LinkDir::new(0, 1, rate, delay, q, loss, 1, "l")
     }
 
     fn ms(x: u64) -> SimTime {
@@ -650,7 +664,7 @@ mod tests {
         l.advance(&mut arena, ms(34), &mut drops, None);
         let (avg, _) = l.averages(ms(34));
         assert!((avg - 24.0 / 34.0).abs() < 1e-12, "{avg}");
-        assert_eq!(l.stats.departures, 3);
+        assert_eq!(l.stats(ms(34)).departures, 3);
         assert_eq!(l.busy_until(ms(34)), ms(24));
         assert!(drops.is_empty());
     }
@@ -677,7 +691,7 @@ mod tests {
             l.offer(tr(b, &arena), &mut arena, ms(12), &mut drops, None),
             None
         );
-        assert_eq!((drops.clone(), l.stats.drops_loss), (vec![a], 1));
+        assert_eq!((drops.clone(), l.stats(ms(12)).drops_loss), (vec![a], 1));
         // Nothing arrives at 18 ms; the next event is b's: sent 12–20 ms, arriving at 30 ms.
         assert_eq!(
             l.arrive(&mut arena, ms(18), &mut drops, None),
@@ -691,15 +705,14 @@ mod tests {
     }
 
     #[test]
-    fn an_express_offer_reads_five_cache_lines() {
-        use std::mem::{align_of, offset_of};
-        // Line 0: the direction's timing and roles; lines 1–3: the line's hot fields; line 5:
-        // the counters an offer updates (see `LinkDir`).
-        assert_eq!(align_of::<LinkDir>(), 64);
+    fn an_express_offer_reads_four_cache_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        // Line 0: the direction's timing and roles; lines 1–3: the line's fields with the
+        // counters an offer updates; the inbound list and the wire's loss after (see
+        // `LinkDir`).
+        assert_eq!((align_of::<LinkDir>(), size_of::<LinkDir>()), (64, 320));
         assert!(offset_of!(LinkDir, lossy) < 64);
         assert_eq!(offset_of!(LinkDir, path), 64);
         assert!(FifoLine::hot_bytes() <= 192);
-        assert_eq!(offset_of!(LinkDir, stats) % 64, 0);
-        assert!(offset_of!(LinkStats, max_len_pkts) + 4 <= 64);
     }
 }

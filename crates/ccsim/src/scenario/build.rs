@@ -437,15 +437,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
             let loss = build_loss(loss, &format!("{}.{lpath}", l.path), end)?;
             dirs.push((from, to));
             links.push(LinkDir::new(
-                l.name.clone(),
-                from,
-                to,
-                l.rate,
-                l.delay,
-                queue,
-                loss,
-                sc.seed,
-                &label,
+                from, to, l.rate, l.delay, queue, loss, sc.seed, &label,
             ));
         }
     }
@@ -589,12 +581,13 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         return err("trace.throughput_bin", "must be positive");
     }
     let rec = Recorder::new(&sc.trace.series, interval, bin);
+    let link_names = net.links.iter().map(|l| l.name.clone()).collect();
     Ok(Simulation::new(
         sc.name.clone(),
         sc.seed,
         end,
         net.nodes,
-        links,
+        (links, link_names),
         routes,
         flows,
         info,
