@@ -124,6 +124,13 @@ pub(crate) fn plan_ends(sim: &Simulation) -> Vec<End> {
 }
 
 impl Simulation {
+    /// Turns prefetching for upcoming events on or off, and with it the event queue's look
+    /// ahead, which names the first events of each tick too (`engine/wheel.rs`).
+    pub(crate) fn set_prefetching(&mut self, on: bool) {
+        self.prefetching = on;
+        self.events.look_ahead(on);
+    }
+
     /// Prefetches for the events that probably come next (see the module notes).
     #[inline(always)]
     pub(crate) fn prefetch_upcoming(&self) {
@@ -240,7 +247,7 @@ mod tests {
     fn prefetching_changes_no_result() {
         let run = |on: bool| {
             let mut sim = dumbbell(120, false);
-            sim.prefetching = on;
+            sim.set_prefetching(on);
             sim.run();
             let engaged = sim.events.processed();
             format!("{engaged} {:?}", crate::results::collect(&mut sim).flows)

@@ -151,7 +151,8 @@ impl Simulation {
         }
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         sim.ends = plan_ends(&sim);
-        sim.prefetching = worth_prefetching(&sim);
+        let prefetching = worth_prefetching(&sim);
+        sim.set_prefetching(prefetching);
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));

@@ -156,6 +156,12 @@ impl EventQueue {
         Some((time_of(key), Event::from_order(key as u64)))
     }
 
+    /// Keeps the next two events known where the wheel has them (`upcoming`), taking each tick
+    /// in before the one before it is done; without it only ticks of several events are.
+    pub fn look_ahead(&mut self, on: bool) {
+        self.wheel.look_ahead(on);
+    }
+
     /// The events that probably come next, where the wheel knows them without searching
     /// (several events in one tick): `upcoming(0)` the next, `upcoming(1)` the one after. A
     /// hint for fetching state ahead of time, which events scheduled meanwhile or kept beyond
@@ -348,33 +354,30 @@ mod tests {
         }
     }
 
-    /// Many events per tick (1024-ns ticks, events a few ns apart), pushes into the tick being
-    /// taken among the pops: order as a reference heap's, and `upcoming` names the events the
-    /// next pops return when nothing is scheduled in between.
-    #[test]
-    fn a_tick_of_many_events_is_taken_in_order_and_its_next_ones_are_known() {
+    type Reference = std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u32)>>;
+
+    /// Pushes 40 events at `first(i)`, then pops 200 times, pushing one more at `now +
+    /// later(round)` every third round: order as a reference heap's, and `upcoming` names the
+    /// events the next pops return when nothing is scheduled in between. With `look_ahead`
+    /// the next two are always known. Returns how many `upcoming` named.
+    fn drive(look_ahead: bool, first: fn(u64) -> u64, later: fn(u64) -> u64) -> usize {
         let mut q = EventQueue::with_horizon(SimTime(1 << 24));
-        let mut reference = std::collections::BinaryHeap::new();
-        type Reference = std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u32)>>;
+        q.look_ahead(look_ahead);
+        let mut reference = Reference::new();
         let push = |q: &mut EventQueue, reference: &mut Reference, t: u64, i: u32| {
             q.schedule(SimTime(t), Event::Arrive(i));
             let order = Event::Arrive(i).order(SimTime(t));
             reference.push(std::cmp::Reverse((t, order, i)));
         };
         for i in 0..40 {
-            push(&mut q, &mut reference, 5_000 + (i as u64 * 37) % 900, i);
+            push(&mut q, &mut reference, first(i as u64), i);
         }
         let mut now = 0;
         let mut seen_upcoming = 0;
         for round in 0..200u32 {
             if round % 3 == 0 {
-                // Into the tick being taken (or the next), at or after now.
-                push(
-                    &mut q,
-                    &mut reference,
-                    now + (round as u64 * 7) % 300,
-                    100 + round,
-                );
+                let t = now + later(round as u64);
+                push(&mut q, &mut reference, t, 100 + round);
             }
             let want = reference
                 .pop()
@@ -386,13 +389,37 @@ mod tests {
             let mut next = reference.clone().into_sorted_vec();
             next.reverse();
             for (k, r) in next.iter().enumerate().take(3) {
-                if let Some(e) = q.upcoming(k) {
-                    assert_eq!(e, Event::Arrive(r.0 .2), "round {round}, upcoming {k}");
-                    seen_upcoming += 1;
+                match q.upcoming(k) {
+                    Some(e) => {
+                        assert_eq!(e, Event::Arrive(r.0 .2), "round {round}, upcoming {k}");
+                        seen_upcoming += 1;
+                    }
+                    None => assert!(!(look_ahead && k < 2), "round {round}, upcoming {k}"),
                 }
             }
         }
         assert!(q.is_empty());
-        assert!(seen_upcoming > 50, "{seen_upcoming}");
+        seen_upcoming
+    }
+
+    /// Many events per tick (1024-ns ticks, events a few ns apart), pushes into the tick being
+    /// taken among the pops: the run of a tick names its next events.
+    #[test]
+    fn a_tick_of_many_events_is_taken_in_order_and_its_next_ones_are_known() {
+        let seen = drive(false, |i| 5_000 + (i * 37) % 900, |r| (r * 7) % 300);
+        assert!(seen > 50, "{seen}");
+    }
+
+    /// One event per tick or none, pushes into the ticks the run holds and beyond: with the
+    /// look ahead the run takes in the next tick early and still comes out in order.
+    #[test]
+    fn looking_ahead_names_the_first_events_of_each_tick_too() {
+        let first = |i| 3_000 + i * 1_500;
+        let later = |r| (r * 531) % 4_000;
+        let (off, on) = (drive(false, first, later), drive(true, first, later));
+        // Without it only the few ticks the pushes gave two events are known.
+        assert!(on > 100 && off < on / 10, "{off} {on}");
+        // Many per tick, as above, give the same order with it.
+        drive(true, |i| 5_000 + (i * 37) % 900, |r| (r * 7) % 300);
     }
 }

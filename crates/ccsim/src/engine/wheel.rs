@@ -11,10 +11,13 @@
 //!
 //! A bucket's list is unordered, so taking its smallest key is a scan. Where a bucket holds
 //! several (thousands of flows put a few events in each tick), the first take scans it and
-//! moves the rest into `run`, sorted, from which the following takes are one pop each and keys
-//! pushed to that tick are inserted in order. The run also tells which events come next
-//! (`upcoming`), which the simulation uses to fetch their state into the cache ahead of time
-//! (`sim.rs`).
+//! moves the rest into `run`, sorted, from which the following takes are one pop each. The
+//! run holds every key up to the end of its last tick (`run_hi`): keys pushed into those
+//! ticks are inserted in order, so while it is not empty its last key is the smallest. The
+//! run tells which events come next (`upcoming`), which the simulation uses to fetch their
+//! state into the cache ahead of time (`ahead.rs`); with `look_ahead` the wheel keeps at least
+//! two keys in it, taking the next bucket in before the run's tick is done, so that the first
+//! events of each tick are known ahead too.
 
 /// Buckets: 2^14.
 const BITS: u32 = 14;
@@ -25,8 +28,9 @@ const SUMMARY: usize = WORDS / 64;
 const NIL: u32 = u32::MAX;
 /// `Found::node` of a key taken from `run`.
 const RUN: u32 = u32::MAX - 1;
-/// `Wheel::run_bucket` when there is no run.
-const NO_RUN: usize = usize::MAX;
+/// How many keys `look_ahead` keeps in the run: the next event and the one after
+/// (`EventQueue::upcoming`).
+const AHEAD: usize = 2;
 
 /// Where `peek` found the smallest key.
 #[derive(Clone, Copy)]
@@ -54,11 +58,12 @@ pub struct Wheel {
     nodes: Vec<Node>,
     free: u32,
     len: usize,
-    /// The keys of bucket `run_bucket`'s tick, in descending order (the smallest last), while
-    /// not empty; that bucket's list is then empty and its bit stays set.
+    /// While not empty, every key of a tick up to `run_hi`, in descending order (the smallest
+    /// last); the buckets of those ticks are then empty and their bits clear.
     run: Vec<u128>,
-    /// `NO_RUN` while `run` is empty (one comparison tells whether a bucket is the run's).
-    run_bucket: usize,
+    run_hi: u64,
+    /// Whether to keep `AHEAD` keys in the run where the wheel has them.
+    look_ahead: bool,
 }
 
 /// The first set bit at or after `from` in `words`, if any.
@@ -88,8 +93,15 @@ impl Wheel {
             free: NIL,
             len: 0,
             run: Vec::new(),
-            run_bucket: NO_RUN,
+            run_hi: 0,
+            look_ahead: false,
         }
+    }
+
+    /// Keeps the next two keys in the run where the wheel has them (`upcoming`), at the cost
+    /// of sorting every bucket, even one of a single key, through it.
+    pub fn look_ahead(&mut self, on: bool) {
+        self.look_ahead = on;
     }
 
     pub fn len(&self) -> usize {
@@ -116,14 +128,13 @@ impl Wheel {
         if tick.wrapping_sub(self.cur) >= N {
             return false;
         }
-        let b = tick as usize & MASK;
         self.len += 1;
-        if b == self.run_bucket {
-            // The same tick as the run's (keys lie within one horizon of `cur`).
+        if tick <= self.run_hi && !self.run.is_empty() {
             let at = self.run.partition_point(|&k| k > key);
             self.run.insert(at, key);
             return true;
         }
+        let b = tick as usize & MASK;
         let head = self.heads[b];
         let node = Node { key, next: head };
         let i = if self.free == NIL {
@@ -164,15 +175,15 @@ impl Wheel {
     /// The smallest key and where it is.
     #[inline]
     pub fn peek(&self) -> Option<Found> {
-        let b = self.first_bucket()?;
-        if b == self.run_bucket {
+        if let Some(&key) = self.run.last() {
             return Some(Found {
-                bucket: b,
+                bucket: 0,
                 prev: NIL,
                 node: RUN,
-                key: *self.run.last()?,
+                key,
             });
         }
+        let b = self.first_bucket()?;
         let head = self.heads[b];
         let n = self.nodes[head as usize];
         let mut found = Found {
@@ -201,34 +212,39 @@ impl Wheel {
     /// Removes the key `peek` found.
     #[inline]
     pub fn remove(&mut self, f: Found) {
-        let b = f.bucket;
         self.len -= 1;
         if f.node == RUN {
             self.run.pop();
-            if self.run.is_empty() {
-                self.run_bucket = NO_RUN;
+        } else {
+            let b = f.bucket;
+            let next = self.nodes[f.node as usize].next;
+            if f.prev == NIL {
+                self.heads[b] = next;
+            } else {
+                self.nodes[f.prev as usize].next = next;
+            }
+            self.nodes[f.node as usize].next = self.free;
+            self.free = f.node;
+            if self.heads[b] != NIL {
+                // The run was empty (its keys come first): the rest of the tick forms it.
+                self.take_run(b);
+            } else {
                 self.clear_bit(b);
             }
-            return;
         }
-        let next = self.nodes[f.node as usize].next;
-        if f.prev == NIL {
-            self.heads[b] = next;
-        } else {
-            self.nodes[f.prev as usize].next = next;
-        }
-        self.nodes[f.node as usize].next = self.free;
-        self.free = f.node;
-        if self.heads[b] == NIL {
-            self.clear_bit(b);
-        } else if self.run_bucket == NO_RUN {
-            self.take_run(b);
+        if self.look_ahead {
+            while self.run.len() < AHEAD && self.len > self.run.len() {
+                let Some(b) = self.first_bucket() else { break };
+                self.take_run(b);
+            }
         }
     }
 
-    /// Moves bucket `b`'s list into `run`, sorted (its bit stays set).
-    #[cold]
+    /// Moves bucket `b`'s list, the first in use, into the run, sorted: its keys come after
+    /// the one there may be (`AHEAD`), of an earlier tick.
     fn take_run(&mut self, b: usize) {
+        debug_assert!(self.run.len() < AHEAD);
+        let kept = self.run.pop();
         let mut i = std::mem::replace(&mut self.heads[b], NIL);
         while i != NIL {
             let n = self.nodes[i as usize];
@@ -238,7 +254,9 @@ impl Wheel {
             i = n.next;
         }
         self.run.sort_unstable_by(|a, b| b.cmp(a));
-        self.run_bucket = b;
+        self.run.extend(kept);
+        self.run_hi = self.tick(self.run[0]);
+        self.clear_bit(b);
     }
 
     #[inline]
@@ -249,9 +267,8 @@ impl Wheel {
         }
     }
 
-    /// The keys of the run being taken, in descending order: the last is probably the next
-    /// to be taken, unless keys pushed in the meantime, or an earlier bucket's or the caller's
-    /// heap's, come first.
+    /// The keys of the run, in descending order: the last is the next to be taken, unless keys
+    /// pushed in the meantime, or the caller's heap's, come first.
     #[inline]
     pub fn upcoming(&self) -> &[u128] {
         &self.run
