@@ -155,7 +155,7 @@ impl Wheel {
     }
 
     /// The first bucket in use from `cur` on, in ring order.
-    #[inline]
+    #[inline(always)]
     fn first_bucket(&self) -> Option<usize> {
         if self.len == 0 {
             return None;
@@ -232,11 +232,18 @@ impl Wheel {
                 self.clear_bit(b);
             }
         }
-        if self.look_ahead {
-            while self.run.len() < AHEAD && self.len > self.run.len() {
-                let Some(b) = self.first_bucket() else { break };
-                self.take_run(b);
-            }
+        if self.look_ahead && self.run.len() < AHEAD {
+            self.fill_run();
+        }
+    }
+
+    /// Takes the next buckets into the run until it holds `AHEAD` keys or the wheel has no
+    /// more (`look_ahead`). Kept out of `remove`, which runs for every event.
+    #[inline(never)]
+    fn fill_run(&mut self) {
+        while self.run.len() < AHEAD && self.len > self.run.len() {
+            let Some(b) = self.first_bucket() else { break };
+            self.take_run(b);
         }
     }
 
