@@ -198,10 +198,10 @@ pub fn collect(sim: &mut Simulation) -> Results {
         "dst",
         info.iter().map(|f| names[f.dst as usize].clone()).collect(),
     );
-    flows.str("cc", info.iter().map(|f| f.cc.clone()).collect());
+    flows.str("cc", info.iter().map(|f| f.cc.to_string()).collect());
     flows.str(
         "recovery",
-        info.iter().map(|f| f.recovery.clone()).collect(),
+        info.iter().map(|f| f.recovery.to_string()).collect(),
     );
     let f = |g: fn(&FlowRow) -> f64| rows.iter().map(g).collect::<Vec<f64>>();
     let u = |g: fn(&FlowRow) -> u64| rows.iter().map(g).collect::<Vec<u64>>();

@@ -39,8 +39,8 @@ pub struct FlowInfo {
     pub dst: u32,
     pub start: SimTime,
     pub stop: Option<SimTime>,
-    pub cc: String,
-    pub recovery: String,
+    pub cc: &'static str,
+    pub recovery: &'static str,
 }
 
 /// Packet accounting for the conservation invariant.

@@ -523,11 +523,11 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     dst,
                     start,
                     stop,
-                    cc: p.cc.name().to_string(),
-                    recovery: format!("{:?}", p.recovery).to_lowercase(),
+                    cc: p.cc.name(),
+                    recovery: p.recovery.name(),
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
-                let sender = Sender::new(id, src, dst, p, cc, slow_start, size);
+                let sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
                 flows.push(FlowSlot::Tcp(TcpConn { sender, receiver }));
             }
             Flow::Cbr(c) => {
@@ -551,8 +551,8 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     dst,
                     start,
                     stop,
-                    cc: String::new(),
-                    recovery: String::new(),
+                    cc: "",
+                    recovery: "",
                 });
                 flows.push(FlowSlot::Cbr(Cbr::new(
                     id,

@@ -393,6 +393,18 @@ pub enum Recovery {
     Sack,
 }
 
+impl Recovery {
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::Newreno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AckCounting {
@@ -514,6 +526,25 @@ impl SeriesName {
             SeriesName::Recovery => "recovery",
             SeriesName::AvgQueue => "avg_queue",
             SeriesName::Sojourn => "sojourn",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Results name a recovery as a scenario does.
+    #[test]
+    fn a_recovery_is_reported_by_the_name_that_selects_it() {
+        for r in [
+            Recovery::Tahoe,
+            Recovery::Reno,
+            Recovery::Newreno,
+            Recovery::Sack,
+        ] {
+            let parsed: Recovery = serde_json::from_str(&format!("\"{}\"", r.name())).unwrap();
+            assert_eq!(parsed, r);
         }
     }
 }

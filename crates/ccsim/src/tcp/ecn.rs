@@ -235,7 +235,7 @@ mod tests {
             p.ecn = true;
             p.initial_window = 20;
             let mut r = Rig {
-                s: Sender::new(0, 0, 1, p, Cc::Reno(Reno), SlowStart::Standard, None),
+                s: Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None),
                 out: vec![],
                 rec: Recorder::default(),
             };
