@@ -81,26 +81,30 @@ struct Accepted {
 /// has not left the transmitter is on the line: the head only passes a slot once its packet is
 /// sent.
 ///
-/// `repr(C)`, fields in the order an offer reads them: what an offer touches, the direction's
-/// counters included, comes first; the inbound list, which only fed directions use, last.
-/// With thousands of flows a direction's state has left the cache by its next packet, and the
-/// compiler's own order spread an offer over six lines (docs/performance.md). Not aligned to
-/// a line itself: `LinkDir` places it at one.
+/// `repr(C)`: what an offer touches, the direction's counters included, comes first (three
+/// cache lines where `LinkDir` places it), the inbound list, which only fed directions use,
+/// last. With thousands of flows a direction's state has left the cache by its next packet,
+/// and the compiler's own order spread an offer over six lines (docs/performance.md). The
+/// slots are a boxed slice and the limits and counters packed so that the whole is 192 bytes.
 #[repr(C)]
 pub struct FifoLine {
+    /// First: its 128-bit sums are aligned to 16 bytes, so that nothing is padded.
+    accepted: Accepted,
     head: u64,
     started: u64,
     tail: u64,
-    slots: Vec<Slot>,
+    slots: Box<[Slot]>,
     limit_bytes: u64,
     waiting_bytes: u64,
     busy_until: SimTime,
     /// Slots on the line that `arrives`.
     arriving: u64,
-    accepted: Accepted,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
     limit_packets: u32,
+    /// The longest the queue has been, in packets (with `counts`, here to share the eight
+    /// bytes with the limit).
+    max_len_pkts: u32,
     counts: Counts,
     /// Packets on their way here from the links that feed this one (cut-through), with the
     /// time each reaches the near node. They join the line when it is next touched, offered
@@ -108,13 +112,10 @@ pub struct FifoLine {
     pub inbound: Inbound,
 }
 
-/// The counters an offer updates; the rest of what the direction reports follows from the
-/// accepted sums and the line (`stats_at`). `max_len_pkts` first, to share the padding after
-/// `limit_packets`.
-#[repr(C)]
+/// The counters an offer updates besides `max_len_pkts`; the rest of what the direction
+/// reports follows from the accepted sums and the line (`stats_at`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
-    max_len_pkts: u32,
     arrivals: u64,
     drops_overflow: u64,
     max_len_bytes: u64,
@@ -126,7 +127,7 @@ impl FifoLine {
         FifoLine {
             limit_packets,
             limit_bytes,
-            slots: Vec::new(),
+            slots: Box::default(),
             head: 0,
             started: 0,
             tail: 0,
@@ -135,6 +136,7 @@ impl FifoLine {
             busy_until: SimTime::ZERO,
             accepted: Accepted::default(),
             last_sojourn: SimTime::ZERO,
+            max_len_pkts: 0,
             counts: Counts::default(),
             inbound: Inbound::default(),
         }
@@ -242,7 +244,7 @@ impl FifoLine {
         for pos in self.head..self.tail {
             slots[slot(pos, cap)] = *self.at(pos);
         }
-        self.slots = slots;
+        self.slots = slots.into_boxed_slice();
     }
 
     /// Offers a packet that takes `tx` to serialise and `delay` to propagate, and counts it;
@@ -316,10 +318,9 @@ impl FifoLine {
         }
         // As on the general path, the queue length seen includes the arriving packet, even
         // when it started at once (then the queue holds nothing else).
+        let len = ((self.tail - self.started) as u32).max(1);
+        self.max_len_pkts = self.max_len_pkts.max(len);
         let c = &mut self.counts;
-        c.max_len_pkts = c
-            .max_len_pkts
-            .max(((self.tail - self.started) as u32).max(1));
         c.max_len_bytes = c.max_len_bytes.max(self.waiting_bytes.max(size as u64));
         if lost {
             Offered::Lost
@@ -404,7 +405,7 @@ impl FifoLine {
             arrivals: c.arrivals,
             drops_overflow: c.drops_overflow,
             max_len_bytes: c.max_len_bytes,
-            max_len_pkts: c.max_len_pkts,
+            max_len_pkts: self.max_len_pkts,
             departures: self.tail - n,
             bytes_departed: a.bytes - pending.bytes,
             busy: a.busy - pending.busy,

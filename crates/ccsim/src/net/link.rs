@@ -98,7 +98,7 @@ pub struct Wire<'a> {
     rate: Rate,
     tx_time_cache: &'a mut (u32, SimTime),
     /// Time of the pending arrival event, if one is scheduled (set through `arm`).
-    arrival_event: &'a mut Option<SimTime>,
+    arrival_event: &'a mut Pending,
 }
 
 impl Wire<'_> {
@@ -106,11 +106,12 @@ impl Wire<'_> {
     /// to schedule, if any (one pending event per direction).
     #[inline]
     pub fn arm(&mut self, next: impl FnOnce(&mut Self) -> Option<SimTime>) -> Option<SimTime> {
-        if self.arrival_event.is_some() {
+        if self.arrival_event.get().is_some() {
             return None;
         }
-        *self.arrival_event = next(self);
-        *self.arrival_event
+        let next = next(self);
+        *self.arrival_event = Pending::of(next);
+        next
     }
 
     /// Serialisation time of `size` bytes (cached: most packets share a few sizes).
@@ -129,17 +130,37 @@ enum Path {
     Express(FifoLine),
 }
 
+/// The time of a direction's pending arrival event, if one is scheduled: an `Option<SimTime>`
+/// in eight bytes instead of sixteen (no event is scheduled at `SimTime::MAX`: a run ends
+/// before 2^62 ns, `scenario/build.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pending(SimTime);
+
+impl Pending {
+    const NONE: Pending = Pending(SimTime::MAX);
+
+    #[inline(always)]
+    fn of(t: Option<SimTime>) -> Pending {
+        t.map_or(Pending::NONE, Pending)
+    }
+
+    #[inline(always)]
+    fn get(self) -> Option<SimTime> {
+        (self != Pending::NONE).then_some(self.0)
+    }
+}
+
 /// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds
-/// what every offer and event reads (timing, the pending event, the cut-through roles), the
-/// express line's fields with the counters an offer updates fill the next three (`FifoLine`),
-/// and the wire's loss, boxed since most wires lose nothing, comes last. Left to its own order
-/// the compiler spread an offer over about nine lines, which with thousands of flows were
-/// mostly misses; five lines in all (320 bytes; 576 with the counters, loss model and name
-/// inline) keep 10,000 flows' links in 12.8 MB (docs/performance.md).
+/// what every offer and event reads (timing, the pending event, the cut-through roles, and the
+/// wire's loss, boxed since most wires lose nothing), the express line with the counters an
+/// offer updates the next three (`FifoLine`). Left to its own order the compiler spread an
+/// offer over about nine lines, which with thousands of flows were mostly misses. Four lines
+/// in all (256 bytes; 576 with the counters, loss model and name inline in 0.4.3) keep 10,000
+/// flows' links in 10.2 MB (docs/performance.md).
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Time of the pending arrival event, if one is scheduled.
-    arrival_event: Option<SimTime>,
+    arrival_event: Pending,
     pub rate: Rate,
     pub delay: SimTime,
     tx_time_cache: (u32, SimTime),
@@ -154,9 +175,9 @@ pub struct LinkDir {
     /// The packet the pending arrival event is for, on the express path: a hint for
     /// prefetching (`arriving_hint`), which may name a packet already freed.
     arrival_pkt: PktId,
-    path: Path,
-    /// The wire's loss; `lossy` says whether there is one without reading this line.
+    /// The wire's loss, where it has one (`lossy`).
     loss: Option<Box<WireLoss>>,
+    path: Path,
 }
 
 impl LinkDir {
@@ -181,7 +202,7 @@ impl LinkDir {
             fed: false,
             feeds: false,
             lossy: loss.is_some(),
-            arrival_event: None,
+            arrival_event: Pending::NONE,
             arrival_pkt: PktId(0),
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
@@ -320,7 +341,7 @@ impl LinkDir {
         debug_assert!(!self.fed, "a fed direction takes only handed-on packets");
         if let Path::Express(_) = self.path {
             self.enqueue_express(t, now, false, drops);
-            if self.arrival_event.is_some() {
+            if self.arrival_event.get().is_some() {
                 return None;
             }
             let next = self.next_event_express();
@@ -365,7 +386,7 @@ impl LinkDir {
         }
         let next = self.next_event_express()?;
         // A pending event that is later goes stale (`event_due`).
-        if self.arrival_event.is_some_and(|p| p <= next.0) {
+        if self.arrival_event.get().is_some_and(|p| p <= next.0) {
             return None;
         }
         self.arm_express(Some(next))
@@ -385,7 +406,7 @@ impl LinkDir {
     /// earlier `push_inbound`).
     #[inline]
     pub fn event_due(&self, now: SimTime) -> bool {
-        self.arrival_event == Some(now)
+        self.arrival_event == Pending(now)
     }
 
     /// Replays every transmit completion due by `now` (call before reading the queue or the
@@ -422,7 +443,7 @@ impl LinkDir {
         watch: Option<QueueWatch>,
     ) -> (Option<Transit>, Option<SimTime>) {
         debug_assert!(self.event_due(now));
-        self.arrival_event = None;
+        self.arrival_event = Pending::NONE;
         if let Path::Express(_) = self.path {
             let delay = self.delay;
             let p = self.advance_express(now, drops).arrive(now, delay);
@@ -436,7 +457,7 @@ impl LinkDir {
     }
 
     /// Prefetches the lines an event of this direction reads (`prefetch.rs`): the whole
-    /// direction, five lines (the layout of `LinkDir`).
+    /// direction, four lines (the layout of `LinkDir`).
     #[inline(always)]
     pub fn prefetch(&self) {
         crate::prefetch::lines(self, std::mem::size_of::<LinkDir>());
@@ -586,11 +607,12 @@ impl LinkDir {
     /// Arms the express path's arrival event for `next` (time, packet); returns its time.
     #[inline(always)]
     fn arm_express(&mut self, next: Option<(SimTime, PktId)>) -> Option<SimTime> {
-        self.arrival_event = next.map(|(at, pkt)| {
+        let at = next.map(|(at, pkt)| {
             self.arrival_pkt = pkt;
             at
         });
-        self.arrival_event
+        self.arrival_event = Pending::of(at);
+        at
     }
 }
 
@@ -707,10 +729,9 @@ mod tests {
     #[test]
     fn an_express_offer_reads_four_cache_lines() {
         use std::mem::{align_of, offset_of, size_of};
-        // Line 0: the direction's timing and roles; lines 1–3: the line's fields with the
-        // counters an offer updates; the inbound list and the wire's loss after (see
-        // `LinkDir`).
-        assert_eq!((align_of::<LinkDir>(), size_of::<LinkDir>()), (64, 320));
+        // Line 0: the direction's timing, roles and loss; lines 1–3: the line's fields with
+        // the counters an offer updates, then the inbound list (see `LinkDir`).
+        assert_eq!((align_of::<LinkDir>(), size_of::<LinkDir>()), (64, 256));
         assert!(offset_of!(LinkDir, lossy) < 64);
         assert_eq!(offset_of!(LinkDir, path), 64);
         assert!(FifoLine::hot_bytes() <= 192);

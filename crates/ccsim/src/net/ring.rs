@@ -6,18 +6,21 @@
 //! pushing or taking one increment. Per push and take that is about half the instructions
 //! (docs/performance.md).
 
-/// Items at positions `head..tail` (running counts), item `p` in `slots[p & (len - 1)]`.
+/// Items at positions `head..tail` (running counts, wrapping), item `p` in
+/// `slots[p & (len - 1)]`. The counts are 32 bits and the slots a boxed slice, so that a ring
+/// takes 24 bytes of the link direction that holds it (`net/link.rs`); a ring never holds
+/// 2^31 items (it would take tens of gigabytes), so the wrapped difference is its length.
 #[derive(Clone, Debug)]
 pub struct Ring<T> {
-    slots: Vec<T>,
-    head: usize,
-    tail: usize,
+    slots: Box<[T]>,
+    head: u32,
+    tail: u32,
 }
 
 impl<T> Default for Ring<T> {
     fn default() -> Self {
         Ring {
-            slots: Vec::new(),
+            slots: Box::default(),
             head: 0,
             tail: 0,
         }
@@ -27,7 +30,7 @@ impl<T> Default for Ring<T> {
 impl<T: Copy> Ring<T> {
     #[inline]
     pub fn len(&self) -> usize {
-        self.tail - self.head
+        self.tail.wrapping_sub(self.head) as usize
     }
 
     #[inline]
@@ -36,8 +39,8 @@ impl<T: Copy> Ring<T> {
     }
 
     #[inline]
-    fn slot(&self, pos: usize) -> &T {
-        &self.slots[pos & (self.slots.len() - 1)]
+    fn slot(&self, pos: u32) -> &T {
+        &self.slots[pos as usize & (self.slots.len() - 1)]
     }
 
     /// Prefetches the slot the next `pop_front` reads and the one the next `push_back`
@@ -58,19 +61,19 @@ impl<T: Copy> Ring<T> {
 
     #[inline]
     pub fn back(&self) -> Option<&T> {
-        (!self.is_empty()).then(|| self.slot(self.tail - 1))
+        (!self.is_empty()).then(|| self.slot(self.tail.wrapping_sub(1)))
     }
 
     /// The `i`-th item from the front.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len()).then(|| self.slot(self.head + i))
+        (i < self.len()).then(|| self.slot(self.head.wrapping_add(i as u32)))
     }
 
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         let x = *self.front()?;
-        self.head += 1;
+        self.head = self.head.wrapping_add(1);
         Some(x)
     }
 
@@ -80,21 +83,22 @@ impl<T: Copy> Ring<T> {
             self.grow(x);
         }
         let mask = self.slots.len() - 1;
-        self.slots[self.tail & mask] = x;
-        self.tail += 1;
+        self.slots[self.tail as usize & mask] = x;
+        self.tail = self.tail.wrapping_add(1);
     }
 
     /// Doubles the capacity (at least 4), items moved to the start in order; `fill` pads the
     /// unused slots (any value: they are written before they are read).
     #[cold]
     fn grow(&mut self, fill: T) {
-        let cap = (self.slots.len() * 2).max(4);
+        let len = self.len();
+        let cap = (len * 2).max(4);
         let mut slots = Vec::with_capacity(cap);
-        slots.extend((self.head..self.tail).map(|p| *self.slot(p)));
+        slots.extend((0..len).map(|i| *self.slot(self.head.wrapping_add(i as u32))));
         slots.resize(cap, fill);
-        self.tail = self.len();
+        self.tail = len as u32;
         self.head = 0;
-        self.slots = slots;
+        self.slots = slots.into_boxed_slice();
     }
 }
 
@@ -130,5 +134,32 @@ mod tests {
             assert_eq!(r.pop_front(), Some(x));
         }
         assert_eq!((r.pop_front(), r.front(), r.back()), (None, None, None));
+    }
+
+    #[test]
+    fn the_running_counts_wrap_around() {
+        // Counts started just below 2^32 pass it while the ring holds items and grows.
+        let mut r: Ring<u32> = Ring {
+            head: u32::MAX - 5,
+            tail: u32::MAX - 5,
+            ..Ring::default()
+        };
+        let mut v = VecDeque::new();
+        for x in 0..40u32 {
+            r.push_back(x);
+            v.push_back(x);
+            if x % 3 == 0 {
+                assert_eq!(r.pop_front(), v.pop_front());
+            }
+            assert_eq!(
+                (r.len(), r.front(), r.back()),
+                (v.len(), v.front(), v.back())
+            );
+            assert_eq!(r.get(v.len() / 2), v.get(v.len() / 2));
+        }
+        while let Some(x) = v.pop_front() {
+            assert_eq!(r.pop_front(), Some(x));
+        }
+        assert!(r.is_empty());
     }
 }
