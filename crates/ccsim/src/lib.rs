@@ -7,6 +7,7 @@
 mod ahead;
 pub mod app;
 pub mod engine;
+pub mod names;
 pub mod net;
 pub mod packet;
 pub mod prefetch;

@@ -187,16 +187,21 @@ pub fn collect(sim: &mut Simulation) -> Results {
     let rows: Vec<FlowRow> = (0..sim.flows.len()).map(|i| flow_row(sim, i)).collect();
     let mut flows = Table::default();
     let info = &sim.info;
-    let names = &sim.node_names;
-    flows.str("flow", info.iter().map(|f| f.name.clone()).collect());
+    let names = &sim.names.nodes;
+    let flow_names = sim.names.flows.iter().map(str::to_string);
+    flows.str("flow", flow_names.collect());
     flows.str("kind", info.iter().map(|f| f.kind.to_string()).collect());
     flows.str(
         "src",
-        info.iter().map(|f| names[f.src as usize].clone()).collect(),
+        info.iter()
+            .map(|f| names[f.src as usize].to_string())
+            .collect(),
     );
     flows.str(
         "dst",
-        info.iter().map(|f| names[f.dst as usize].clone()).collect(),
+        info.iter()
+            .map(|f| names[f.dst as usize].to_string())
+            .collect(),
     );
     flows.str("cc", info.iter().map(|f| f.cc.to_string()).collect());
     flows.str(
@@ -237,14 +242,14 @@ pub fn collect(sim: &mut Simulation) -> Results {
         "from",
         sim.links
             .iter()
-            .map(|l| names[l.from as usize].clone())
+            .map(|l| names[l.from as usize].to_string())
             .collect(),
     );
     queues.str(
         "to",
         sim.links
             .iter()
-            .map(|l| names[l.to as usize].clone())
+            .map(|l| names[l.to as usize].to_string())
             .collect(),
     );
     queues.u64("rate_bps", sim.links.iter().map(|l| l.rate.bps()).collect());

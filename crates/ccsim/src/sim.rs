@@ -9,6 +9,7 @@
 use crate::ahead::{plan_ends, worth_prefetching, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
+use crate::names::Naming;
 use crate::net::link::{LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
@@ -33,7 +34,6 @@ pub enum FlowSlot {
 /// What results report about a flow besides its counters.
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
-    pub name: String,
     pub kind: &'static str,
     pub src: u32,
     pub dst: u32,
@@ -58,11 +58,9 @@ pub struct Simulation {
     pub end: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
-    pub node_names: Vec<String>,
+    pub names: Naming,
     /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
-    /// Names of the links, one per pair of directions.
-    link_names: Vec<String>,
     pub(crate) routes: Routes,
     pub flows: Vec<FlowSlot>,
     pub info: Vec<FlowInfo>,
@@ -101,8 +99,8 @@ impl Simulation {
         name: String,
         seed: u64,
         end: SimTime,
-        node_names: Vec<String>,
-        (links, link_names): (Vec<LinkDir>, Vec<String>),
+        names: Naming,
+        links: Vec<LinkDir>,
         routes: Routes,
         flows: Vec<FlowSlot>,
         info: Vec<FlowInfo>,
@@ -116,9 +114,8 @@ impl Simulation {
             end,
             events: EventQueue::default(),
             arena: PacketArena::default(),
-            node_names,
+            names,
             links,
-            link_names,
             routes,
             flows,
             info,
@@ -400,7 +397,7 @@ impl Simulation {
 
     /// The name of the link direction `l` belongs to.
     pub fn link_name(&self, l: usize) -> &str {
-        &self.link_names[l / 2]
+        &self.names.links[l / 2]
     }
 
     #[inline]

@@ -42,10 +42,10 @@ fn run_with(json: &str, mode: Mode) -> Results {
 
 /// The index of the link direction from node `a` to node `b`.
 fn direction(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> usize {
-    let names = &sim.node_names;
+    let names = &sim.names.nodes;
     sim.links
         .iter()
-        .position(|l| names[l.from as usize] == a && names[l.to as usize] == b)
+        .position(|l| &names[l.from as usize] == a && &names[l.to as usize] == b)
         .unwrap_or_else(|| panic!("no direction {a} -> {b}"))
 }
 

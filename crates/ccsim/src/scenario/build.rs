@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::error::ScenarioError;
 use super::schema::*;
 use crate::app::Cbr;
+use crate::names::Naming;
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
@@ -517,7 +518,6 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake),
                 };
                 info.push(FlowInfo {
-                    name: name.to_string(),
                     kind: "tcp",
                     src,
                     dst,
@@ -545,7 +545,6 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     return err(format!("{path}.dscp"), "must be from 0 to 63");
                 }
                 info.push(FlowInfo {
-                    name: name.to_string(),
                     kind: "cbr",
                     src,
                     dst,
@@ -581,13 +580,17 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         return err("trace.throughput_bin", "must be positive");
     }
     let rec = Recorder::new(&sc.trace.series, interval, bin);
-    let link_names = net.links.iter().map(|l| l.name.clone()).collect();
+    let names = Naming {
+        nodes: net.nodes.iter().collect(),
+        links: net.links.iter().map(|l| &l.name).collect(),
+        flows: sc.flows.iter().map(|f| f.name()).collect(),
+    };
     Ok(Simulation::new(
         sc.name.clone(),
         sc.seed,
         end,
-        net.nodes,
-        (links, link_names),
+        names,
+        links,
         routes,
         flows,
         info,
