@@ -31,7 +31,7 @@ use super::loss::{LossModel, WireLoss};
 use crate::packet::{PacketArena, PktId};
 use crate::queue::{DropTail, Queue, QueueDiscipline};
 use crate::rng::Rng;
-use crate::time::{Rate, SimTime};
+use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
 
 /// Counters of one link direction, as reported (`LinkDir::stats`). The general path keeps
@@ -98,7 +98,7 @@ pub struct Wire<'a> {
     rate: Rate,
     tx_time_cache: &'a mut (u32, SimTime),
     /// Time of the pending arrival event, if one is scheduled (set through `arm`).
-    arrival_event: &'a mut Pending,
+    arrival_event: &'a mut OptTime,
 }
 
 impl Wire<'_> {
@@ -110,7 +110,7 @@ impl Wire<'_> {
             return None;
         }
         let next = next(self);
-        *self.arrival_event = Pending::of(next);
+        *self.arrival_event = OptTime::of(next);
         next
     }
 
@@ -130,26 +130,6 @@ enum Path {
     Express(FifoLine),
 }
 
-/// The time of a direction's pending arrival event, if one is scheduled: an `Option<SimTime>`
-/// in eight bytes instead of sixteen (no event is scheduled at `SimTime::MAX`: a run ends
-/// before 2^62 ns, `scenario/build.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Pending(SimTime);
-
-impl Pending {
-    const NONE: Pending = Pending(SimTime::MAX);
-
-    #[inline(always)]
-    fn of(t: Option<SimTime>) -> Pending {
-        t.map_or(Pending::NONE, Pending)
-    }
-
-    #[inline(always)]
-    fn get(self) -> Option<SimTime> {
-        (self != Pending::NONE).then_some(self.0)
-    }
-}
-
 /// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds
 /// what every offer and event reads (timing, the pending event, the cut-through roles, and the
 /// wire's loss, boxed since most wires lose nothing), the express line with the counters an
@@ -160,7 +140,7 @@ impl Pending {
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Time of the pending arrival event, if one is scheduled.
-    arrival_event: Pending,
+    arrival_event: OptTime,
     pub rate: Rate,
     pub delay: SimTime,
     tx_time_cache: (u32, SimTime),
@@ -202,7 +182,7 @@ impl LinkDir {
             fed: false,
             feeds: false,
             lossy: loss.is_some(),
-            arrival_event: Pending::NONE,
+            arrival_event: OptTime::NONE,
             arrival_pkt: PktId(0),
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
@@ -406,7 +386,7 @@ impl LinkDir {
     /// earlier `push_inbound`).
     #[inline]
     pub fn event_due(&self, now: SimTime) -> bool {
-        self.arrival_event == Pending(now)
+        self.arrival_event.get() == Some(now)
     }
 
     /// Replays every transmit completion due by `now` (call before reading the queue or the
@@ -443,7 +423,7 @@ impl LinkDir {
         watch: Option<QueueWatch>,
     ) -> (Option<Transit>, Option<SimTime>) {
         debug_assert!(self.event_due(now));
-        self.arrival_event = Pending::NONE;
+        self.arrival_event = OptTime::NONE;
         if let Path::Express(_) = self.path {
             let delay = self.delay;
             let p = self.advance_express(now, drops).arrive(now, delay);
@@ -611,7 +591,7 @@ impl LinkDir {
             self.arrival_pkt = pkt;
             at
         });
-        self.arrival_event = Pending::of(at);
+        self.arrival_event = OptTime::of(at);
         at
     }
 }

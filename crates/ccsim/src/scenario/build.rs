@@ -13,6 +13,7 @@ use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
 use crate::queue::{DropTail, Queue};
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
+use crate::tcp::cc::{Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{Rate, SimTime};
 use crate::trace::Recorder;
@@ -447,6 +448,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let mut flows = Vec::with_capacity(sc.flows.len());
     let mut info = Vec::with_capacity(sc.flows.len());
     let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut last_cc: Option<(CcSpec, Cc)> = None;
     for (i, f) in sc.flows.iter().enumerate() {
         let path = format!("flows[{i}]");
         let name = f.name();
@@ -499,9 +501,18 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let (start, stop) = times(&t.start, &t.stop, &path, end)?;
                 let p = sc.defaults.resolve_tcp(&t.tcp);
                 check_tcp(&p, &format!("{path}.tcp"))?;
-                let cc =
-                    p.cc.build(sc.defaults)
-                        .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
+                // Flows of one configuration in a row (the usual case) share its built form:
+                // what is fixed in it, CUBIC's parameters, is then held once (`cc/cubic.rs`).
+                let cc = match &last_cc {
+                    Some((spec, built)) if *spec == p.cc => built.clone(),
+                    _ => {
+                        let built =
+                            p.cc.build(sc.defaults)
+                                .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
+                        last_cc = Some((p.cc.clone(), built.clone()));
+                        built
+                    }
+                };
                 let slow_start = p
                     .slow_start
                     .resolve()

@@ -123,8 +123,9 @@ impl Receiver {
         self.unacked += 1;
         if self.unacked >= 2 {
             self.send_ack(io, flags::ACK);
-        } else if self.delack_timer.deadline.is_none() {
-            self.delack_timer.deadline = Some(io.now + self.delack_timeout);
+        } else if self.delack_timer.deadline().is_none() {
+            self.delack_timer
+                .set_deadline(Some(io.now + self.delack_timeout));
         }
     }
 
@@ -133,7 +134,7 @@ impl Receiver {
         if self.unacked > 0 {
             self.send_ack(io, flags::ACK);
         }
-        self.delack_timer.deadline = None;
+        self.delack_timer.set_deadline(None);
     }
 
     fn absorb_ooo(&mut self) {
@@ -192,7 +193,7 @@ impl Receiver {
             p.n_sack = n as u8;
         }
         self.unacked = 0;
-        self.delack_timer.deadline = None;
+        self.delack_timer.set_deadline(None);
         io.send(p);
     }
 }

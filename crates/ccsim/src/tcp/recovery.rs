@@ -59,7 +59,7 @@ impl Sender {
                 self.set_ca_state(CaState::Loss);
                 self.st.cwnd = 1.0;
                 self.nxt = una;
-                self.rto_timer.deadline = Some(io.now + self.rtt.rto());
+                self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
             }
             Recovery::Reno | Recovery::Newreno => {
                 // RFC 5681 §3.2 steps 2–3: retransmit, cwnd = ssthresh + 3 segments.
@@ -107,7 +107,7 @@ impl Sender {
                 self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
                 if !self.partial_seen {
                     self.partial_seen = true;
-                    self.rto_timer.deadline = Some(io.now + self.rtt.rto());
+                    self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
                 }
             }
             Recovery::Sack if full => self.exit_recovery(),

@@ -262,7 +262,7 @@ impl Sender {
         }
         self.syn_sent = Some(io.now);
         self.stats.packets_sent += 1;
-        self.rto_timer.deadline = Some(io.now + self.rtt.rto());
+        self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         io.send(p);
     }
 
@@ -312,9 +312,9 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
-        if self.rto_timer.deadline.is_none() {
+        if self.rto_timer.deadline().is_none() {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
-            self.rto_timer.deadline = Some(io.now + self.rtt.rto());
+            self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
         io.send(p);
     }
@@ -449,7 +449,7 @@ impl Sender {
         } else if let Some(t) = self.syn_sent {
             self.rtt_sample(io.now - t, io);
         }
-        self.rto_timer.deadline = None;
+        self.rto_timer.set_deadline(None);
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         self.try_send(io);
         self.trace(io);
@@ -497,9 +497,9 @@ impl Sender {
         let in_newreno_recovery =
             self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Newreno;
         if self.una >= self.high {
-            self.rto_timer.deadline = None;
+            self.rto_timer.set_deadline(None);
         } else if !in_newreno_recovery {
-            self.rto_timer.deadline = Some(now + self.rtt.rto());
+            self.rto_timer.set_deadline(Some(now + self.rtt.rto()));
         }
         let counted = match self.p.ack_counting {
             AckCounting::Segments => acked as f64,
@@ -544,7 +544,7 @@ impl Sender {
             return;
         }
         if self.una >= self.high {
-            self.rto_timer.deadline = None;
+            self.rto_timer.set_deadline(None);
             return;
         }
         self.stats.timeouts += 1;
@@ -567,7 +567,7 @@ impl Sender {
         self.board = Default::default();
         self.high_rxt = self.una;
         self.nxt = self.una;
-        self.rto_timer.deadline = None;
+        self.rto_timer.set_deadline(None);
         let seg = self.nxt;
         self.transmit(seg, io);
         self.nxt += 1;
