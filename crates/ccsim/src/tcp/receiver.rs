@@ -25,10 +25,9 @@ pub struct Receiver {
     dscp: u8,
     /// Next byte expected.
     pub rcv_nxt: u64,
-    /// Out-of-order data above `rcv_nxt`: sorted, disjoint `[start, end)` blocks.
-    ooo: Vec<(u64, u64)>,
-    /// Blocks in the order they were last reported (RFC 2018 §4).
-    recent: Vec<(u64, u64)>,
+    /// What arrived out of order, made at the first such segment: a connection that never
+    /// sees one (most, on a clean path) keeps 8 bytes for it instead of 48.
+    holes: Option<Box<Holes>>,
     unacked: u32,
     ts_recent: SimTime,
     pub delack_timer: LazyTimer,
@@ -39,6 +38,15 @@ pub struct Receiver {
     pub bytes_arrived: u64,
     pub packets_arrived: u64,
     pub ecn: EcnEcho,
+}
+
+/// Out-of-order data and the SACK blocks that report it.
+#[derive(Default)]
+struct Holes {
+    /// Out-of-order data above `rcv_nxt`: sorted, disjoint `[start, end)` blocks.
+    ooo: Vec<(u64, u64)>,
+    /// Blocks in the order they were last reported (RFC 2018 §4).
+    recent: Vec<(u64, u64)>,
 }
 
 pub struct ReceiverConfig {
@@ -65,8 +73,7 @@ impl Receiver {
             sack: c.sack,
             dscp: c.dscp,
             rcv_nxt: 0,
-            ooo: Vec::new(),
-            recent: Vec::new(),
+            holes: None,
             unacked: 0,
             ts_recent: SimTime::ZERO,
             delack_timer: LazyTimer::default(),
@@ -96,7 +103,7 @@ impl Receiver {
                 // RFC 7323 §4.3: echo the TSval of the earliest unacknowledged segment.
                 self.ts_recent = pkt.ts_val();
             }
-            let had_hole = !self.ooo.is_empty();
+            let had_hole = self.holes.as_ref().is_some_and(|h| !h.ooo.is_empty());
             self.rcv_nxt = e;
             self.absorb_ooo();
             had_hole
@@ -138,21 +145,25 @@ impl Receiver {
     }
 
     fn absorb_ooo(&mut self) {
-        while let Some(&(a, b)) = self.ooo.first() {
+        let Some(h) = self.holes.as_deref_mut() else {
+            return;
+        };
+        while let Some(&(a, b)) = h.ooo.first() {
             if a > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(b);
-            self.ooo.remove(0);
+            h.ooo.remove(0);
         }
         let nxt = self.rcv_nxt;
-        self.recent.retain(|&(_, b)| b > nxt);
+        h.recent.retain(|&(_, b)| b > nxt);
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
+        let h = self.holes.get_or_insert_default();
         // Merge [s, e) with every block it touches.
         let (mut a, mut b) = (s, e);
-        self.ooo.retain(|&(x, y)| {
+        h.ooo.retain(|&(x, y)| {
             if y < a || x > b {
                 true
             } else {
@@ -161,12 +172,12 @@ impl Receiver {
                 false
             }
         });
-        let pos = self.ooo.partition_point(|&(x, _)| x < a);
-        self.ooo.insert(pos, (a, b));
+        let pos = h.ooo.partition_point(|&(x, _)| x < a);
+        h.ooo.insert(pos, (a, b));
         // The block holding the newest segment goes first; blocks it swallowed go away.
-        self.recent.retain(|&(x, y)| y < a || x > b);
-        self.recent.insert(0, (a, b));
-        self.recent.truncate(2 * MAX_SACK);
+        h.recent.retain(|&(x, y)| y < a || x > b);
+        h.recent.insert(0, (a, b));
+        h.recent.truncate(2 * MAX_SACK);
     }
 
     fn send_ack(&mut self, io: &mut Io, fl: u8) {
@@ -185,9 +196,9 @@ impl Receiver {
             p.flags |= self.ecn.ack_flags();
         }
         p.ts_ecr = self.ts_recent;
-        if self.sack {
-            let n = self.recent.len().min(self.sack_blocks);
-            for (w, &(a, b)) in p.sack.iter_mut().zip(&self.recent[..n]) {
+        if let (true, Some(h)) = (self.sack, self.holes.as_deref()) {
+            let n = h.recent.len().min(self.sack_blocks);
+            for (w, &(a, b)) in p.sack.iter_mut().zip(&h.recent[..n]) {
                 *w = (wire_seq(a), wire_seq(b));
             }
             p.n_sack = n as u8;
