@@ -100,7 +100,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
     let now = sim.now;
     let info = &sim.info[i];
     let completion = match &sim.flows[i] {
-        FlowSlot::Tcp(t) => t.receiver.completed_at,
+        FlowSlot::Tcp(t) => t.receiver.completed_at(),
         FlowSlot::Cbr(_) => None,
     };
     // The active period ends at completion, at the application's stop, or at the end.

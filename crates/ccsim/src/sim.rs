@@ -75,6 +75,8 @@ pub struct Simulation {
     bin_mark: Vec<u64>,
     out: Vec<Packet>,
     drops: Vec<PktId>,
+    /// Endpoints' buffer while they handle a packet (`Io::scratch`).
+    scratch: Vec<(u64, u64)>,
     /// Queue series are recorded on change: links report every change as it happens.
     watch_queues: bool,
     /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`).
@@ -126,6 +128,7 @@ impl Simulation {
             bin_mark: vec![0; n],
             out: Vec::new(),
             drops: Vec::new(),
+            scratch: Vec::new(),
             watch_queues: false,
             ends: Vec::new(),
             prefetching: false,
@@ -436,6 +439,7 @@ impl Simulation {
             now: self.now,
             out: &mut self.out,
             rec: &mut self.rec,
+            scratch: &mut self.scratch,
         };
         f(&mut self.flows[i], &mut io)
     }
@@ -455,6 +459,7 @@ impl Simulation {
             now: self.now,
             out: &mut self.out,
             rec: &mut self.rec,
+            scratch: &mut self.scratch,
         };
         match (&mut self.flows[i], kind) {
             (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(pkt, &mut io),

@@ -225,6 +225,7 @@ mod tests {
         s: Sender,
         out: Vec<Packet>,
         rec: Recorder,
+        scratch: Vec<(u64, u64)>,
     }
 
     impl Rig {
@@ -238,6 +239,7 @@ mod tests {
                 s: Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None),
                 out: vec![],
                 rec: Recorder::default(),
+                scratch: vec![],
             };
             r.with_io(|s, io| s.start(io));
             r
@@ -247,6 +249,7 @@ mod tests {
                 now: SimTime::from_millis(1),
                 out: &mut self.out,
                 rec: &mut self.rec,
+                scratch: &mut self.scratch,
             };
             f(&mut self.s, &mut io)
         }

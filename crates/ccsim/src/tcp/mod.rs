@@ -32,6 +32,9 @@ pub struct Io<'a> {
     /// endpoint can read the packet it was handed in place, with no copy, while it sends.
     pub out: &'a mut Vec<Packet>,
     pub rec: &'a mut Recorder,
+    /// A buffer an endpoint may use while it handles one packet (the sender's newly SACKed
+    /// runs, `sack.rs`): one for the simulation instead of one per connection.
+    pub scratch: &'a mut Vec<(u64, u64)>,
 }
 
 impl Io<'_> {

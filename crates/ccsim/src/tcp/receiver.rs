@@ -10,7 +10,7 @@ use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
-use crate::time::SimTime;
+use crate::time::{OptTime, SimTime};
 
 pub struct Receiver {
     pub flow: u32,
@@ -33,7 +33,7 @@ pub struct Receiver {
     pub delack_timer: LazyTimer,
     /// Flow size in bytes, if finite.
     size: Option<u64>,
-    pub completed_at: Option<SimTime>,
+    completed_at: OptTime,
     /// Payload bytes that arrived, duplicates included.
     pub bytes_arrived: u64,
     pub packets_arrived: u64,
@@ -78,11 +78,16 @@ impl Receiver {
             ts_recent: SimTime::ZERO,
             delack_timer: LazyTimer::default(),
             size: c.size,
-            completed_at: None,
+            completed_at: OptTime::NONE,
             bytes_arrived: 0,
             packets_arrived: 0,
             ecn: c.ecn,
         }
+    }
+
+    /// When the whole flow had arrived, for a finite one that has.
+    pub fn completed_at(&self) -> Option<SimTime> {
+        self.completed_at.get()
     }
 
     pub fn on_data(&mut self, pkt: &Packet, io: &mut Io) {
@@ -119,8 +124,8 @@ impl Receiver {
             true
         };
         if let Some(size) = self.size {
-            if self.rcv_nxt >= size && self.completed_at.is_none() {
-                self.completed_at = Some(io.now);
+            if self.rcv_nxt >= size && self.completed_at.get().is_none() {
+                self.completed_at = OptTime::of(Some(io.now));
             }
         }
         if !self.delayed_ack || immediate || echo_starts {

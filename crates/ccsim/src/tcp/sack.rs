@@ -23,8 +23,6 @@ pub(super) struct Board {
     sacked_below_rxt: u64,
     top: Vec<u64>,
     ranges: Vec<(u64, u64)>,
-    /// The parts of a SACK block not SACKed before (kept between ACKs for its allocation).
-    fresh: Vec<(u64, u64)>,
 }
 
 impl Board {
@@ -92,16 +90,16 @@ pub(super) struct Scan {
 }
 
 impl Sender {
-    /// Marks the segments the SACK blocks cover.
-    pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)]) {
+    /// Marks the segments the SACK blocks cover; `new` is a buffer for the parts of a block not
+    /// SACKed before.
+    pub(super) fn sack_update(&mut self, blocks: &[(u64, u64)], new: &mut Vec<(u64, u64)>) {
         let mss = self.p.mss as u64;
-        let mut new = std::mem::take(&mut self.board.fresh);
         for &(a, b) in blocks {
             // Blocks are segment-aligned except at the end of a finite transfer.
             let first = a.div_ceil(mss).max(self.una);
             let last = b.div_ceil(mss).min(self.high);
-            self.board.add(first, last, &mut new);
-            for &(x, y) in &new {
+            self.board.add(first, last, new);
+            for &(x, y) in new.iter() {
                 for s in x..y {
                     let m = &mut self.segs[(s - self.una) as usize];
                     debug_assert!(!m.sacked());
@@ -110,7 +108,6 @@ impl Sender {
                 }
             }
         }
-        self.board.fresh = new;
     }
 
     /// Segment `s` was SACKed for the first time.

@@ -16,7 +16,7 @@ use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
-use crate::time::SimTime;
+use crate::time::{OptTime, SimTime};
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
 /// per segment in flight): when it was last sent, in the low 62 bits (a run lasts less than
@@ -122,7 +122,7 @@ pub struct Sender {
     /// application stops.
     app_limit: u64,
     pub established: bool,
-    syn_sent: Option<SimTime>,
+    syn_sent: OptTime,
     syn_retransmitted: bool,
     /// Oldest unacknowledged segment (SND.UNA), next to send (SND.NXT) and one past the
     /// highest ever sent (HighData + 1).
@@ -202,7 +202,7 @@ impl Sender {
             size,
             app_limit: total,
             established: false,
-            syn_sent: None,
+            syn_sent: OptTime::NONE,
             syn_retransmitted: false,
             una: 0,
             nxt: 0,
@@ -257,10 +257,10 @@ impl Sender {
         if self.p.ecn {
             p.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
         }
-        if self.syn_sent.is_some() {
+        if self.syn_sent.get().is_some() {
             self.syn_retransmitted = true;
         }
-        self.syn_sent = Some(io.now);
+        self.syn_sent = OptTime::of(Some(io.now));
         self.stats.packets_sent += 1;
         self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         io.send(p);
@@ -417,7 +417,7 @@ impl Sender {
             for (b, &(x, y)) in blocks.iter_mut().zip(wire) {
                 *b = (unwrap_seq(x, una_bytes), unwrap_seq(y, una_bytes));
             }
-            self.sack_update(&blocks[..wire.len()]);
+            self.sack_update(&blocks[..wire.len()], io.scratch);
         }
         let ece = pkt.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
@@ -446,7 +446,7 @@ impl Sender {
         if self.syn_retransmitted {
             // RFC 3390 §1 / RFC 6298 (5.7): a lost SYN leaves one segment as initial window.
             self.st.cwnd = 1.0;
-        } else if let Some(t) = self.syn_sent {
+        } else if let Some(t) = self.syn_sent.get() {
             self.rtt_sample(io.now - t, io);
         }
         self.rto_timer.set_deadline(None);
