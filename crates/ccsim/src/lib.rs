@@ -8,6 +8,7 @@ mod ahead;
 pub mod app;
 pub mod engine;
 pub mod names;
+pub mod opt;
 pub mod net;
 pub mod packet;
 pub mod prefetch;

@@ -5,37 +5,20 @@
 //! only at the edges (results, configuration).
 
 use std::fmt;
+
+use crate::opt::{Opt, Sentinel};
 use std::ops::{Add, AddAssign, Sub};
 
 /// A point in (or span of) simulated time, in nanoseconds.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);
 
-/// An `Option<SimTime>` in eight bytes instead of sixteen, `SimTime::MAX` standing for none:
-/// no run reaches it (runs end before 2^62 ns, `scenario/build.rs`). For the times kept per
-/// connection and per link direction, where the Option's padding adds up (docs/performance.md,
-/// memory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OptTime(SimTime);
+/// An optional time in eight bytes (`opt.rs`): `SimTime::MAX` stands for none, and no run
+/// reaches it (runs end before 2^62 ns, `scenario/build.rs`).
+pub type OptTime = Opt<SimTime>;
 
-impl OptTime {
-    pub const NONE: OptTime = OptTime(SimTime::MAX);
-
-    #[inline(always)]
-    pub fn of(t: Option<SimTime>) -> OptTime {
-        t.map_or(OptTime::NONE, OptTime)
-    }
-
-    #[inline(always)]
-    pub fn get(self) -> Option<SimTime> {
-        (self != OptTime::NONE).then_some(self.0)
-    }
-}
-
-impl Default for OptTime {
-    fn default() -> OptTime {
-        OptTime::NONE
-    }
+impl Sentinel for SimTime {
+    const NONE: SimTime = SimTime::MAX;
 }
 
 impl SimTime {

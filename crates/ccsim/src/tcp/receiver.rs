@@ -10,6 +10,7 @@ use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
+use crate::opt::Opt;
 use crate::time::{OptTime, SimTime};
 
 pub struct Receiver {
@@ -32,7 +33,7 @@ pub struct Receiver {
     ts_recent: SimTime,
     pub delack_timer: LazyTimer,
     /// Flow size in bytes, if finite.
-    size: Option<u64>,
+    size: Opt<u64>,
     completed_at: OptTime,
     /// Payload bytes that arrived, duplicates included.
     pub bytes_arrived: u64,
@@ -77,7 +78,7 @@ impl Receiver {
             unacked: 0,
             ts_recent: SimTime::ZERO,
             delack_timer: LazyTimer::default(),
-            size: c.size,
+            size: Opt::of(c.size),
             completed_at: OptTime::NONE,
             bytes_arrived: 0,
             packets_arrived: 0,
@@ -123,7 +124,7 @@ impl Receiver {
             }
             true
         };
-        if let Some(size) = self.size {
+        if let Some(size) = self.size.get() {
             if self.rcv_nxt >= size && self.completed_at.get().is_none() {
                 self.completed_at = OptTime::of(Some(io.now));
             }

@@ -8,6 +8,7 @@
 use super::cc::{CaEvent, CaState, CongestionControl};
 use super::sender::Sender;
 use super::Io;
+use crate::opt::Opt;
 use crate::scenario::schema::Recovery;
 
 impl Sender {
@@ -33,7 +34,7 @@ impl Sender {
     }
 
     fn may_fast_retransmit(&self) -> bool {
-        match self.recover {
+        match self.recover.get() {
             None => true,
             // RFC 6675 §5.1: HighACK ≥ RecoveryPoint; RFC 6582: ack − 1 > recover.
             Some(r) if self.p.recovery == Recovery::Sack => self.una >= r,
@@ -49,7 +50,7 @@ impl Sender {
             self.st.ssthresh = self.loss_ssthresh();
         }
         self.ecn_window_reduced();
-        self.recover = Some(self.high);
+        self.recover = Opt::of(Some(self.high));
         self.partial_seen = false;
         let una = self.una;
         match self.p.recovery {
@@ -72,7 +73,7 @@ impl Sender {
                 // retransmit the first segment presumed lost.
                 self.set_ca_state(CaState::Recovery);
                 self.st.cwnd = self.st.ssthresh;
-                self.rescue_rxt = None;
+                self.rescue_rxt = Opt::NONE;
                 self.set_high_rxt(una);
                 if !self.segs[0].sacked() {
                     self.transmit(una, io);
@@ -84,7 +85,7 @@ impl Sender {
 
     /// An ACK that advances SND.UNA while in fast recovery.
     pub(super) fn recovery_new_ack(&mut self, ack: u64, acked: u64, io: &mut Io) {
-        let full = self.recover.is_none_or(|r| ack >= r);
+        let full = self.recover.get().is_none_or(|r| ack >= r);
         match self.p.recovery {
             Recovery::Tahoe => unreachable!("Tahoe never enters fast recovery"),
             Recovery::Reno => {

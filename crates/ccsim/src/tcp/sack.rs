@@ -278,7 +278,7 @@ impl Sender {
             return Some((next, false));
         }
         // (4) one rescue retransmission per recovery of the highest un-SACKed segment.
-        if self.rescue_rxt.is_none_or(|r| self.una > r) {
+        if self.rescue_rxt.get().is_none_or(|r| self.una > r) {
             if let Some(s) = self.board.last_unsacked_below(self.una, self.high) {
                 return Some((s, true));
             }

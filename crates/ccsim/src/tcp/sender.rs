@@ -16,6 +16,7 @@ use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
+use crate::opt::Opt;
 use crate::time::{OptTime, SimTime};
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
@@ -117,7 +118,7 @@ pub struct Sender {
     pub(super) cc: Cc,
     pub(super) rtt: RttEstimator,
     /// Bytes to send, or None for an unlimited (bulk) source.
-    size: Option<u64>,
+    size: Opt<u64>,
     /// Segments the application offers: all of a finite transfer, frozen at `high` when the
     /// application stops.
     app_limit: u64,
@@ -135,11 +136,11 @@ pub struct Sender {
     pub(super) dupacks: u32,
     /// `high` when recovery (or the last timeout) began: no new fast retransmit until the
     /// cumulative ACK passes it (RFC 6582 §3.2 step 2; RFC 6675 §5.1).
-    pub(super) recover: Option<u64>,
+    pub(super) recover: Opt<u64>,
     /// NewReno: whether this recovery episode has seen a partial ACK (RFC 6582 "Impatient").
     pub(super) partial_seen: bool,
     pub(super) high_rxt: u64,
-    pub(super) rescue_rxt: Option<u64>,
+    pub(super) rescue_rxt: Opt<u64>,
     pub rto_timer: LazyTimer,
     /// Largest flight since SND.UNA passed `max_flight_mark` (Linux `max_packets_out` and
     /// `max_packets_seq`): whether the window was in use this round.
@@ -199,7 +200,7 @@ impl Sender {
             st,
             cc,
             rtt,
-            size,
+            size: Opt::of(size),
             app_limit: total,
             established: false,
             syn_sent: OptTime::NONE,
@@ -210,10 +211,10 @@ impl Sender {
             segs: VecDeque::new(),
             board: Default::default(),
             dupacks: 0,
-            recover: None,
+            recover: Opt::NONE,
             partial_seen: false,
             high_rxt: 0,
-            rescue_rxt: None,
+            rescue_rxt: Opt::NONE,
             rto_timer: LazyTimer::default(),
             max_flight: 0,
             max_flight_mark: 0,
@@ -268,14 +269,14 @@ impl Sender {
 
     pub(super) fn seg_len(&self, seg: u64) -> u32 {
         let mss = self.p.mss as u64;
-        match self.size {
+        match self.size.get() {
             Some(b) => (b - seg * mss).min(mss) as u32,
             None => self.p.mss,
         }
     }
 
     fn byte_to_seg(&self, ack: u64) -> u64 {
-        match self.size {
+        match self.size.get() {
             Some(b) if ack >= b => b.div_ceil(self.p.mss as u64),
             _ => ack / self.p.mss as u64,
         }
@@ -516,7 +517,7 @@ impl Sender {
         if was_recovering {
             self.recovery_new_ack(ack, acked, io);
         } else {
-            if self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| self.una >= r) {
+            if self.st.ca_state == CaState::Loss && self.recover.get().is_none_or(|r| self.una >= r) {
                 self.set_ca_state(CaState::Open);
             }
             self.ecn_new_ack();
@@ -558,7 +559,7 @@ impl Sender {
         self.st.cwnd = 1.0; // the loss window, LW = 1 SMSS
         self.ecn_window_reduced();
         self.rtt.back_off();
-        self.recover = Some(self.high);
+        self.recover = Opt::of(Some(self.high));
         self.dupacks = 0;
         // RFC 6675 §5.1 / RFC 2018: forget SACK information and go back to SND.UNA.
         for m in self.segs.iter_mut() {
