@@ -53,10 +53,14 @@ const NONE: u32 = u32::MAX;
 pub(crate) struct End {
     flow: u32,
     reply: u32,
-    /// Offset and length of the endpoint's state within the flow's slot.
-    at: u32,
-    bytes: u32,
+    /// Offset and length of the endpoint's state within the flow's slot (a slot is well
+    /// under 64 kB: `FlowSlot`).
+    at: u16,
+    bytes: u16,
 }
+
+// `End::at` and `End::bytes` address a flow's slot in 16 bits.
+const _: () = assert!(std::mem::size_of::<FlowSlot>() <= u16::MAX as usize);
 
 impl End {
     const NO: End = End {
@@ -115,8 +119,8 @@ pub(crate) fn plan_ends(sim: &Simulation) -> Vec<End> {
             ends[l] = End {
                 flow: i as u32,
                 reply,
-                at: at as u32,
-                bytes: bytes as u32,
+                at: at as u16,
+                bytes: bytes as u16,
             };
         }
     }

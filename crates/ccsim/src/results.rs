@@ -104,7 +104,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
         FlowSlot::Cbr(_) => None,
     };
     // The active period ends at completion, at the application's stop, or at the end.
-    let end = completion.or(info.stop).unwrap_or(now).min(now);
+    let end = completion.or(info.stop.get()).unwrap_or(now).min(now);
     let active = end.saturating_sub(info.start).as_secs_f64();
     let rate = |bytes: u64| {
         if active > 0.0 {

@@ -15,7 +15,7 @@ use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
-use crate::time::SimTime;
+use crate::time::{OptTime, SimTime};
 use crate::trace::Recorder;
 
 pub struct TcpConn {
@@ -38,7 +38,7 @@ pub struct FlowInfo {
     pub src: u32,
     pub dst: u32,
     pub start: SimTime,
-    pub stop: Option<SimTime>,
+    pub stop: OptTime,
     pub cc: &'static str,
     pub recovery: &'static str,
 }
@@ -156,7 +156,7 @@ impl Simulation {
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
-            if let Some(stop) = sim.info[i].stop {
+            if let Some(stop) = sim.info[i].stop.get() {
                 sim.events.schedule(stop, Event::Stop(i as u32));
             }
         }

@@ -15,7 +15,7 @@ use crate::queue::{DropTail, Queue};
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::cc::{Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
-use crate::time::{Rate, SimTime};
+use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
 
 type Result<T> = std::result::Result<T, ScenarioError>;
@@ -533,7 +533,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     src,
                     dst,
                     start,
-                    stop,
+                    stop: OptTime::of(stop),
                     cc: p.cc.name(),
                     recovery: p.recovery.name(),
                 });
@@ -560,7 +560,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     src,
                     dst,
                     start,
-                    stop,
+                    stop: OptTime::of(stop),
                     cc: "",
                     recovery: "",
                 });

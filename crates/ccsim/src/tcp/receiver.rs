@@ -9,8 +9,8 @@
 use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
-use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::opt::Opt;
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::time::{OptTime, SimTime};
 
 pub struct Receiver {
@@ -21,7 +21,7 @@ pub struct Receiver {
     header_bytes: u32,
     delayed_ack: bool,
     delack_timeout: SimTime,
-    sack_blocks: usize,
+    sack_blocks: u8,
     sack: bool,
     dscp: u8,
     /// Next byte expected.
@@ -70,7 +70,7 @@ impl Receiver {
             header_bytes: c.header_bytes,
             delayed_ack: c.delayed_ack,
             delack_timeout: c.delack_timeout,
-            sack_blocks: (c.sack_blocks as usize).min(MAX_SACK),
+            sack_blocks: c.sack_blocks.min(MAX_SACK as u8),
             sack: c.sack,
             dscp: c.dscp,
             rcv_nxt: 0,
@@ -203,7 +203,7 @@ impl Receiver {
         }
         p.ts_ecr = self.ts_recent;
         if let (true, Some(h)) = (self.sack, self.holes.as_deref()) {
-            let n = h.recent.len().min(self.sack_blocks);
+            let n = h.recent.len().min(self.sack_blocks as usize);
             for (w, &(a, b)) in p.sack.iter_mut().zip(&h.recent[..n]) {
                 *w = (wire_seq(a), wire_seq(b));
             }

@@ -13,10 +13,10 @@ use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
+use crate::opt::Opt;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
-use crate::opt::Opt;
 use crate::time::{OptTime, SimTime};
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
@@ -517,7 +517,8 @@ impl Sender {
         if was_recovering {
             self.recovery_new_ack(ack, acked, io);
         } else {
-            if self.st.ca_state == CaState::Loss && self.recover.get().is_none_or(|r| self.una >= r) {
+            if self.st.ca_state == CaState::Loss && self.recover.get().is_none_or(|r| self.una >= r)
+            {
                 self.set_ca_state(CaState::Open);
             }
             self.ecn_new_ack();
