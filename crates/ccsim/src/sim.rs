@@ -71,7 +71,8 @@ pub struct Simulation {
     /// One-way delay of each flow's data packets (TCP data, UDP) that reached their
     /// destination: sum and largest, seconds, and how many.
     pub flow_owd: Vec<(f64, f64, u64)>,
-    /// Delivered bytes per flow at the last throughput bin.
+    /// Delivered bytes per flow at the last throughput bin (empty unless throughput is
+    /// recorded).
     bin_mark: Vec<u64>,
     out: Vec<Packet>,
     drops: Vec<PktId>,
@@ -125,7 +126,7 @@ impl Simulation {
             counters: Counters::default(),
             flow_drops: vec![0; n],
             flow_owd: vec![(0.0, 0.0, 0); n],
-            bin_mark: vec![0; n],
+            bin_mark: Vec::new(),
             out: Vec::new(),
             drops: Vec::new(),
             scratch: Vec::new(),
@@ -164,6 +165,7 @@ impl Simulation {
             sim.events.schedule(SimTime::ZERO, Event::Sample);
         }
         if sim.rec.wants(SeriesName::Throughput) {
+            sim.bin_mark = vec![0; n];
             let bin = sim.rec.bin;
             sim.events.schedule(bin, Event::Bin);
         }
