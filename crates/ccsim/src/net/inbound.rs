@@ -56,6 +56,7 @@ struct Late(Option<Box<BinaryHeap<Overtaker>>>);
 type Overtaker = Reverse<(u128, Transit, u32)>;
 
 impl Late {
+    #[inline(always)]
     fn is_empty(&self) -> bool {
         self.0.as_ref().is_none_or(|h| h.is_empty())
     }
@@ -130,13 +131,19 @@ impl Inbound {
     }
 
     /// The first packet to reach the node, and when.
-    #[inline]
+    #[inline(always)]
     pub fn first(&self) -> Option<(SimTime, Transit)> {
         if self.late.is_empty() || !self.first_is_late() {
             self.run.front().map(|i| (i.at, i.t))
         } else {
-            self.late.peek().map(|Reverse((k, t, _))| (time_of(*k), *t))
+            self.first_late()
         }
+    }
+
+    /// `first` where it is the late heap's (rare: a packet overtook the run).
+    #[cold]
+    fn first_late(&self) -> Option<(SimTime, Transit)> {
+        self.late.peek().map(|Reverse((k, t, _))| (time_of(*k), *t))
     }
 
     /// Takes the first packet if it reaches the node by `upto` (before it, if `exclusive`).
