@@ -625,4 +625,15 @@ mod tests {
         m.set_sacked(false);
         assert_eq!((m.sent(), m.retx(), m.sacked()), (SimTime(7), true, false));
     }
+
+    /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
+    /// per flow with its hosts and access links); this pins it, so that growth is a decision.
+    #[test]
+    fn a_connection_takes_720_bytes() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<SenderParams>(), 20);
+        assert_eq!(size_of::<Sender>(), 600);
+        assert_eq!(size_of::<super::super::Receiver>(), 120);
+        assert_eq!(size_of::<crate::sim::FlowSlot>(), 720);
+    }
 }
