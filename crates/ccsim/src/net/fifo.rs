@@ -55,9 +55,9 @@ struct Slot {
     size: u32,
     dst: u32,
     /// Whether the far node gets the packet from this line's arrival event. Otherwise the
-    /// wire loses it (it waits in the wire's `lost` list until sent) or it was handed on to the next link,
-    /// which owns it from then on (cut-through); either way the slot only keeps the
-    /// transmitter's timetable.
+    /// wire loses it (it waits in the wire's `lost` list until sent) or it was handed on to
+    /// the next link, which owns it from then on (cut-through); either way the slot only keeps
+    /// the transmitter's timetable.
     arrives: bool,
     enqueued: SimTime,
     start: SimTime,
