@@ -518,6 +518,11 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     .resolve()
                     .or_else(|(field, m)| err(format!("{path}.tcp.slow_start.{field}"), m))?;
                 let size = t.size.map(|b| b.0);
+                // Sizes at u64::MAX mean none to the endpoints (`opt.rs`), and segment and byte
+                // counts stay far from overflow below 2^62.
+                if size.is_some_and(|b| b >= 1 << 62) {
+                    return err(format!("{path}.size"), "must be under 2^62 bytes");
+                }
                 let rc = ReceiverConfig {
                     header_bytes: p.header_bytes,
                     delayed_ack: p.delayed_ack,
