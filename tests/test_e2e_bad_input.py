@@ -50,7 +50,8 @@ CASES = [
     ("negative rate", "topology.links[1].rate", -5, "topology.links[1].rate", ["positive"]),
     ("bad rate unit", "topology.links[1].rate", "10 furlongs", "topology.links[1].rate", ["Mbps"]),
     ("zero size", "flows[0].size", 0, "flows[0].size", ["positive"]),
-    ("huge size", "flows[0].size", 1e30, "flows[0].size", ["under 2^62 bytes"]),
+    ("huge size", "flows[0].size", 1e30, "flows[0].size", ["under 2^63 bytes"]),
+    ("large size", "flows[0].size", 2.0**62, "flows[0].size", ["under 2^62 bytes"]),
     (
         "zero queue",
         "topology.links[0].queue",

@@ -132,6 +132,10 @@ impl Bytes {
                 "invalid size {v}: must be a positive whole number of bytes"
             ));
         }
+        // Beyond, the conversion below would saturate: the size taken would not be the one given.
+        if v >= (1u64 << 63) as f64 {
+            return Err(format!("invalid size {v}: must be under 2^63 bytes"));
+        }
         Ok(Bytes(v as u64))
     }
 }
@@ -239,5 +243,8 @@ mod tests {
         assert_eq!(Bytes::parse("1MB").unwrap().0, 1_000_000);
         assert!(Bytes::parse("0B").is_err());
         assert!(Bytes::parse("1.5B").is_err());
+        assert_eq!(Bytes::from_f64(2f64.powi(62)).unwrap().0, 1 << 62);
+        assert!(Bytes::from_f64(2f64.powi(63)).unwrap_err().contains("2^63"));
+        assert!(Bytes::from_f64(1e30).is_err());
     }
 }
