@@ -54,6 +54,14 @@ impl Duration {
                 "invalid duration {v}: must be finite and not negative"
             ));
         }
+        // Times are sums of durations in 64-bit nanoseconds, senders keep send times in 62 bits
+        // (`tcp/sender.rs`, `SegMeta`) and `SimTime::MAX` means none (`opt.rs`): a duration
+        // beyond would saturate, overflow once added, or not fit.
+        if v * 1e9 >= (1u64 << 62) as f64 {
+            return Err(format!(
+                "invalid duration {v}: must be under 2^62 ns (146 years)"
+            ));
+        }
         Ok(Duration(SimTime::from_secs_f64(v)))
     }
     pub fn secs(self) -> f64 {
@@ -95,6 +103,10 @@ impl RateSpec {
             return Err(format!(
                 "invalid rate {v}: must be a positive number of bit/s (at least 1)"
             ));
+        }
+        // Beyond, the conversion below would saturate: the rate taken would not be the one given.
+        if v >= (1u64 << 63) as f64 {
+            return Err(format!("invalid rate {v}: must be under 2^63 bit/s"));
         }
         Ok(RateSpec(Rate(v.round() as u64)))
     }
@@ -225,6 +237,8 @@ mod tests {
         );
         assert!(Duration::parse("5 fortnights").unwrap_err().contains("ms"));
         assert!(Duration::parse("-1s").is_err());
+        assert!(Duration::from_secs(1e9).is_ok());
+        assert!(Duration::from_secs(5e9).unwrap_err().contains("146 years"));
     }
 
     #[test]
@@ -234,6 +248,7 @@ mod tests {
         assert_eq!(RateSpec::parse("300 kbit/s").unwrap().0, Rate(300_000));
         assert!(RateSpec::parse("0Mbps").is_err());
         assert!(RateSpec::parse("10 furlongs").unwrap_err().contains("Mbps"));
+        assert!(RateSpec::from_bps(1e30).unwrap_err().contains("2^63"));
     }
 
     #[test]
