@@ -1,6 +1,7 @@
-//! A lazily kept timer: the owner only moves `deadline`; the simulation keeps at most one
-//! pending event for it, no later than the deadline, and re-arms when an event fires early.
-//! Moving a deadline later therefore costs nothing, and stale events are recognised by time.
+//! A lazily kept timer: the owner only moves its deadline (`set_deadline`); the simulation
+//! keeps at most one pending event for it, no later than the deadline, and re-arms when an
+//! event fires early. Moving a deadline later therefore costs nothing, and stale events are
+//! recognised by time.
 
 use crate::time::{OptTime, SimTime};
 
