@@ -72,7 +72,7 @@ impl End {
 }
 
 /// One `End` per link direction, from the flows' paths (`Simulation::walk_paths`).
-pub(crate) fn plan_ends(sim: &Simulation) -> Vec<End> {
+fn plan_ends(sim: &Simulation) -> Vec<End> {
     // Per flow, the first and last direction of its path out and of its path back.
     let mut paths: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sim.flows.len()];
     sim.walk_paths(|i, prev, l| {
@@ -129,10 +129,12 @@ pub(crate) fn plan_ends(sim: &Simulation) -> Vec<End> {
 
 impl Simulation {
     /// Turns prefetching for upcoming events on or off, and with it the event queue's look
-    /// ahead, which names the first events of each tick too (`engine/wheel.rs`).
+    /// ahead, which names the first events of each tick too (`engine/wheel.rs`), and the
+    /// directions' `End`s, which only prefetching reads.
     pub(crate) fn set_prefetching(&mut self, on: bool) {
         self.prefetching = on;
         self.events.look_ahead(on);
+        self.ends = if on { plan_ends(self) } else { Vec::new() };
     }
 
     /// Prefetches for the events that probably come next (see the module notes).

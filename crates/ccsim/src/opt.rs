@@ -28,6 +28,13 @@ impl<T: Sentinel> Opt<T> {
         Opt(x.unwrap_or(T::NONE))
     }
 
+    /// `x`, which must not be the set-aside value.
+    #[inline(always)]
+    pub fn some(x: T) -> Opt<T> {
+        debug_assert!(x != T::NONE, "the value set aside for none");
+        Opt(x)
+    }
+
     #[inline(always)]
     pub fn get(self) -> Option<T> {
         (self.0 != T::NONE).then_some(self.0)
@@ -48,6 +55,7 @@ mod tests {
     #[test]
     fn values_come_back_and_none_is_none() {
         assert_eq!(Opt::of(Some(7u64)).get(), Some(7));
+        assert_eq!(Opt::some(7u64), Opt::of(Some(7)));
         assert_eq!(Opt::<u64>::of(None).get(), None);
         assert_eq!(Opt::<u64>::default(), Opt::NONE);
         assert_eq!(OptTime::of(Some(SimTime::ZERO)).get(), Some(SimTime::ZERO));

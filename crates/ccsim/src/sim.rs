@@ -6,7 +6,7 @@
 //! packet is counted once as injected and once as consumed or dropped, so conservation
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
-use crate::ahead::{plan_ends, worth_prefetching, End};
+use crate::ahead::{worth_prefetching, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
@@ -80,7 +80,8 @@ pub struct Simulation {
     scratch: Vec<(u64, u64)>,
     /// Queue series are recorded on change: links report every change as it happens.
     watch_queues: bool,
-    /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`).
+    /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`; empty
+    /// while it is off).
     pub(crate) ends: Vec<End>,
     /// Whether to prefetch for upcoming events (`ahead.rs`: where the state outgrows the
     /// cache).
@@ -151,7 +152,6 @@ impl Simulation {
             sim.set_cut_through(true);
         }
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
-        sim.ends = plan_ends(&sim);
         let prefetching = worth_prefetching(&sim);
         sim.set_prefetching(prefetching);
         for i in 0..n {

@@ -163,9 +163,9 @@ impl EventQueue {
     }
 
     /// The events that probably come next, where the wheel knows them without searching
-    /// (several events in one tick): `upcoming(0)` the next, `upcoming(1)` the one after. A
-    /// hint for fetching state ahead of time, which events scheduled meanwhile or kept beyond
-    /// the horizon may overtake.
+    /// (several events in one tick, or any tick with `look_ahead`): `upcoming(0)` the next,
+    /// `upcoming(1)` the one after. A hint for fetching state ahead of time, which events
+    /// scheduled meanwhile or kept beyond the horizon may overtake.
     #[inline(always)]
     pub fn upcoming(&self, i: usize) -> Option<Event> {
         let run = self.wheel.upcoming();

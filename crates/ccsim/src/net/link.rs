@@ -150,7 +150,9 @@ pub struct LinkDir {
     pub fed: bool,
     /// Whether this direction hands packets on to directions that are fed.
     pub feeds: bool,
-    /// Whether the loss model can lose a packet (it is not `None`).
+    /// Whether the wire can lose a packet: `loss.is_some()`, kept apart because every offer
+    /// tests it, and testing this byte took 15 M fewer instructions on H than testing the
+    /// pointer (0.4 %).
     lossy: bool,
     /// The packet the pending arrival event is for, on the express path: a hint for
     /// prefetching (`arriving_hint`), which may name a packet already freed.

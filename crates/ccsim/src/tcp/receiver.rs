@@ -126,7 +126,7 @@ impl Receiver {
         };
         if let Some(size) = self.size.get() {
             if self.rcv_nxt >= size && self.completed_at.get().is_none() {
-                self.completed_at = OptTime::of(Some(io.now));
+                self.completed_at = OptTime::some(io.now);
             }
         }
         if !self.delayed_ack || immediate || echo_starts {

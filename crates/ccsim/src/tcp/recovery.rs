@@ -50,7 +50,7 @@ impl Sender {
             self.st.ssthresh = self.loss_ssthresh();
         }
         self.ecn_window_reduced();
-        self.recover = Opt::of(Some(self.high));
+        self.recover = Opt::some(self.high);
         self.partial_seen = false;
         let una = self.una;
         match self.p.recovery {

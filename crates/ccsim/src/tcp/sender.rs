@@ -261,7 +261,7 @@ impl Sender {
         if self.syn_sent.get().is_some() {
             self.syn_retransmitted = true;
         }
-        self.syn_sent = OptTime::of(Some(io.now));
+        self.syn_sent = OptTime::some(io.now);
         self.stats.packets_sent += 1;
         self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         io.send(p);
@@ -560,7 +560,7 @@ impl Sender {
         self.st.cwnd = 1.0; // the loss window, LW = 1 SMSS
         self.ecn_window_reduced();
         self.rtt.back_off();
-        self.recover = Opt::of(Some(self.high));
+        self.recover = Opt::some(self.high);
         self.dupacks = 0;
         // RFC 6675 §5.1 / RFC 2018: forget SACK information and go back to SND.UNA.
         for m in self.segs.iter_mut() {

@@ -42,7 +42,7 @@ impl LazyTimer {
         if self.scheduled.get().is_some_and(|s| s <= d) {
             return None;
         }
-        self.scheduled = OptTime::of(Some(d));
+        self.scheduled = OptTime::some(d);
         Some(d)
     }
 }

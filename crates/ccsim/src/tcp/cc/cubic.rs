@@ -279,7 +279,7 @@ impl Cubic {
         let epoch = match self.epoch_start.get() {
             Some(e) => e,
             None => {
-                self.epoch_start = OptTime::of(Some(st.now));
+                self.epoch_start = OptTime::some(st.now);
                 self.start_epoch(cwnd);
                 st.now
             }
@@ -382,7 +382,7 @@ impl Cubic {
         }
         if h.delay {
             let curr = self.hy.curr_rtt.get().map_or(delay, |c| c.min(delay));
-            self.hy.curr_rtt = OptTime::of(Some(curr));
+            self.hy.curr_rtt = OptTime::some(curr);
             if self.hy.sample_cnt < HYSTART_MIN_SAMPLES {
                 self.hy.sample_cnt += 1;
             } else {
@@ -438,7 +438,7 @@ impl CongestionControl for Cubic {
         }
         let delay = rtt.max(SimTime::from_micros(1));
         let d_min = self.delay_min.get().map_or(delay, |d| d.min(delay));
-        self.delay_min = OptTime::of(Some(d_min));
+        self.delay_min = OptTime::some(d_min);
         if self.p.hystart.is_some() && !self.hy.found && st.in_slow_start() {
             self.hystart_update(st, delay, d_min);
         }
