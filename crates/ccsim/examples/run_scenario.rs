@@ -4,9 +4,10 @@
 //! `cargo run --release -p ccsim --example run_scenario -- SCENARIO.json`
 //! (`python bench/run.py --dump DIR` writes the benchmark scenarios as JSON files.)
 //!
-//! The second line it prints is a digest of every number in the flow and queue tables (and
-//! the event count): two builds that give the same digest gave the same results, which is
-//! how an optimisation is checked to change nothing.
+//! The second line it prints is a digest of every number in the flow and queue tables, the
+//! third the same with the event count: two builds that give the same tables digest gave the
+//! same results, which is how an optimisation is checked to change nothing (the results
+//! digest also tells whether it took as many events).
 
 use std::time::Instant;
 
@@ -47,7 +48,7 @@ fn main() {
         m.packets_peak
     );
     // Every number as little-endian bytes, hashed once at the end.
-    let mut words = vec![m.events];
+    let mut words = vec![];
     for table in [&results.flows, &results.queues] {
         for (_, column) in &table.columns {
             match column {
@@ -57,6 +58,11 @@ fn main() {
             }
         }
     }
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    println!("results digest {:016x}", ccsim::rng::fnv1a(&bytes));
+    let digest = |words: &[u64]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        ccsim::rng::fnv1a(&bytes)
+    };
+    println!("tables digest {:016x}", digest(&words));
+    words.insert(0, m.events);
+    println!("results digest {:016x}", digest(&words));
 }

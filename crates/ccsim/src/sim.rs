@@ -354,7 +354,8 @@ impl Simulation {
     /// (cut-through); the caller frees the drops.
     #[inline(always)]
     fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
-        if let Some(at) = self.links[l as usize].offer_through(t, now, true, &mut self.drops) {
+        let link = &mut self.links[l as usize];
+        if let Some(at) = link.offer_through(t, now, true, &mut self.arena, &mut self.drops) {
             if let Some(ev) = self.links[d as usize].push_inbound(at, l, t) {
                 self.events.schedule(ev, Event::Arrive(d));
             }
@@ -377,7 +378,7 @@ impl Simulation {
                     // It arrives at the far node: the arrival event, armed after the pull,
                     // covers it.
                     let link = &mut self.links[d as usize];
-                    link.offer_through(t, at, false, &mut self.drops);
+                    link.offer_through(t, at, false, &mut self.arena, &mut self.drops);
                 }
             }
         }

@@ -212,3 +212,59 @@ fn merging_feeders_with_unequal_delays_and_a_chain_of_relays() {
     let r = ccsim::results::collect(&mut sim);
     assert!(r.queues.u64s("drops_loss")[m] > 0 && r.queues.u64s("drops_overflow")[b] > 0);
 }
+
+#[test]
+fn red_marks_and_drops_at_a_fed_bottleneck_as_on_the_general_path() {
+    // RED with ECN (forced decisions mark too), its average sampled: ECN and Not-ECT flows
+    // share the bottleneck, which is fed by the access links and feeds the receivers' ones.
+    let queue = r#"{"kind":"red","mode":"packets","min_th":5,"max_th":15,"q_weight":0.02,"limit":40,"gentle":true,"ecn":true,"harddrop":false}"#;
+    let flows = [
+        bulk_flows(2, r#""cc":"cubic","ecn":true"#),
+        r#"{"kind":"tcp","name":"plain","src":"s2","dst":"d2","start":0.3,"tcp":{"recovery":"newreno"}}"#.to_string(),
+        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"4Mbps","packet_size":300,"start":1}"#.to_string(),
+    ]
+    .join(",");
+    let trace = r#""series":["cwnd","queue","avg_queue","sojourn"],"interval":"5ms""#;
+    let json = dumbbell("linux", 4, "20Mbps", 10.0, queue, 15.0, &flows, trace);
+    assert_same(&json);
+    let mut sim = ccsim::scenario::load(&json).unwrap();
+    let d = direction(&sim, "left", "right");
+    assert!(sim.links[d].fed && sim.links[d].feeds);
+    sim.run();
+    let r = ccsim::results::collect(&mut sim);
+    let col = |n| r.queues.u64s(n)[d];
+    assert!(
+        col("marks_early") > 0 && col("drops_early") > 0,
+        "marks and drops"
+    );
+}
+
+#[test]
+fn red_in_byte_mode_on_a_lossy_relay_with_mixed_packet_sizes() {
+    // n0 -> n1 -> n2 -> n3: the middle hop is fed and feeds, runs RED in byte mode (the ns2
+    // profile's default) with wire loss, and carries 200-byte CBR packets among TCP segments
+    // and the ACKs of a flow the other way.
+    let json = r#"{"name":"t","duration":20,"seed":9,"defaults":"ns2",
+        "topology":{"kind":"chain","links":[
+            {"rate":"100Mbps","delay":"2ms"},
+            {"rate":"8Mbps","delay":"10ms","queue":{"kind":"red","limit":30,"min_th":4,"max_th":12},
+             "loss":{"kind":"bernoulli","p":0.003}},
+            {"rate":"100Mbps","delay":"1ms"}]},
+        "flows":[
+            {"kind":"tcp","name":"a","src":"n0","dst":"n3","tcp":{"recovery":"sack"}},
+            {"kind":"tcp","name":"b","src":"n0","dst":"n3","start":0.5,"tcp":{"recovery":"newreno"}},
+            {"kind":"tcp","name":"back","src":"n3","dst":"n0","start":1},
+            {"kind":"cbr","name":"u","src":"n0","dst":"n3","rate":"1Mbps","packet_size":200,"start":2}],
+        "trace":{"series":["cwnd","queue","queue_bytes","avg_queue","sojourn"],"interval":"7ms"}}"#;
+    assert_same(json);
+    let mut sim = ccsim::scenario::load(json).unwrap();
+    let d = direction(&sim, "n1", "n2");
+    assert!(sim.links[d].fed && sim.links[d].feeds);
+    sim.run();
+    let r = ccsim::results::collect(&mut sim);
+    let col = |n| r.queues.u64s(n)[d];
+    assert!(
+        col("drops_aqm") > 0 && col("drops_loss") > 0,
+        "RED and the wire drop"
+    );
+}

@@ -142,6 +142,22 @@ impl FifoLine {
         }
     }
 
+    /// A line with no limits of its own, for a discipline that decides on each arrival
+    /// before the line is offered it (RED: `express_red.rs`).
+    pub fn unlimited() -> FifoLine {
+        FifoLine::new(&DropTail::with_limits(u32::MAX, u64::MAX))
+    }
+
+    /// Packets ever accepted.
+    pub fn accepted(&self) -> u64 {
+        self.tail
+    }
+
+    /// Counts an arrival that the discipline in front of the line refused.
+    pub fn refuse(&mut self) {
+        self.counts.arrivals += 1;
+    }
+
     /// The limits (packets, bytes) of the DropTail queue it stands for.
     pub fn limits(&self) -> (u32, u64) {
         (self.limit_packets, self.limit_bytes)

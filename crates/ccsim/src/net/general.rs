@@ -89,6 +89,11 @@ impl General {
         }
     }
 
+    /// The discipline and its random stream, for a direction changing paths (`link.rs`).
+    pub fn into_parts(self) -> (Queue, Rng) {
+        (self.queue, self.side.rng)
+    }
+
     /// Packets held: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
         self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
@@ -256,7 +261,7 @@ impl General {
     }
 }
 
-fn count_drop(s: &mut LinkStats, r: Reason) {
+pub(super) fn count_drop(s: &mut LinkStats, r: Reason) {
     match r {
         Reason::Overflow => s.drops_overflow += 1,
         Reason::Early => s.drops_early += 1,
@@ -265,7 +270,7 @@ fn count_drop(s: &mut LinkStats, r: Reason) {
     s.drops_aqm = s.drops_early + s.drops_forced;
 }
 
-fn count_mark(s: &mut LinkStats, r: Reason) {
+pub(super) fn count_mark(s: &mut LinkStats, r: Reason) {
     match r {
         Reason::Forced => s.marks_forced += 1,
         Reason::Early | Reason::Overflow => s.marks_early += 1,

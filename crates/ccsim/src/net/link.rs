@@ -25,11 +25,12 @@
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
 //! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
 
+use super::express_red::ExpressRed;
 use super::fifo::{FifoLine, Offered};
 use super::general::General;
 use super::loss::{LossModel, WireLoss};
 use crate::packet::{PacketArena, PktId};
-use crate::queue::{DropTail, Queue, QueueDiscipline};
+use crate::queue::{DropTail, Queue, QueueDiscipline, Red};
 use crate::rng::Rng;
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
@@ -150,16 +151,26 @@ pub struct LinkDir {
     pub fed: bool,
     /// Whether this direction hands packets on to directions that are fed.
     pub feeds: bool,
-    /// Whether the wire can lose a packet: `loss.is_some()`, kept apart because every offer
-    /// tests it, and testing this byte took 15 M fewer instructions on H than testing the
-    /// pointer (0.4 %).
-    lossy: bool,
+    /// Whether an express offer consults `rare`: the wire can lose a packet, or RED decides
+    /// (`gated`). One byte, because every offer tests it: testing the pointer instead took
+    /// 15 M more instructions on H (0.4 %), and a byte for each of the two 24 M more.
+    rare_on_offer: bool,
+    /// Whether RED decides on each arrival before the express line takes it (`rare`).
+    gated: bool,
     /// The packet the pending arrival event is for, on the express path: a hint for
     /// prefetching (`arriving_hint`), which may name a packet already freed.
     arrival_pkt: PktId,
-    /// The wire's loss, where it has one (`lossy`).
-    loss: Option<Box<WireLoss>>,
+    /// The wire's loss and RED's gate, where the direction has either.
+    rare: Option<Box<Rare>>,
     path: Path,
+}
+
+/// What few directions have, boxed apart so that the others keep their four cache lines: a
+/// wire that loses packets, and RED deciding in front of an express line (`gated`).
+#[derive(Default)]
+struct Rare {
+    loss: Option<WireLoss>,
+    red: Option<ExpressRed>,
 }
 
 impl LinkDir {
@@ -183,12 +194,18 @@ impl LinkDir {
             delay,
             fed: false,
             feeds: false,
-            lossy: loss.is_some(),
+            rare_on_offer: loss.is_some(),
+            gated: false,
             arrival_event: OptTime::NONE,
             arrival_pkt: PktId(0),
             tx_time_cache: (0, SimTime::ZERO),
             path: Path::General(Box::new(General::new(queue, aqm_rng))),
-            loss,
+            rare: loss.map(|loss| {
+                Box::new(Rare {
+                    loss: Some(loss),
+                    red: None,
+                })
+            }),
         }
     }
 
@@ -198,7 +215,7 @@ impl LinkDir {
         (
             &mut self.path,
             Wire {
-                loss: self.loss.as_deref_mut(),
+                loss: self.rare.as_deref_mut().and_then(|r| r.loss.as_mut()),
                 delay: self.delay,
                 rate: self.rate,
                 tx_time_cache: &mut self.tx_time_cache,
@@ -207,18 +224,32 @@ impl LinkDir {
         )
     }
 
-    /// Switches a DropTail direction to the express path; call before any packet is offered.
-    /// Other disciplines keep the general path.
+    /// Switches a DropTail or RED direction to the express path (RED deciding in front of
+    /// the line, `express_red.rs`); call before any packet is offered. Other disciplines keep
+    /// the general path.
     pub fn use_express(&mut self) {
         debug_assert_eq!(
             self.packets_held(),
             0,
             "switching paths with packets on the link"
         );
-        if let Path::General(g) = &self.path {
-            if let Queue::DropTail(q) = &g.queue {
-                self.path = Path::Express(FifoLine::new(q));
+        let Path::General(g) = &self.path else { return };
+        match &g.queue {
+            Queue::DropTail(q) => self.path = Path::Express(FifoLine::new(q)),
+            Queue::Red(_) => {
+                let line = Path::Express(FifoLine::unlimited());
+                let Path::General(g) = std::mem::replace(&mut self.path, line) else {
+                    unreachable!("matched above");
+                };
+                let (Queue::Red(red), rng) = g.into_parts() else {
+                    unreachable!("matched above");
+                };
+                let red = ExpressRed::new(red.into_gate(), rng);
+                self.rare.get_or_insert_default().red = Some(red);
+                self.gated = true;
+                self.rare_on_offer = true;
             }
+            _ => {}
         }
     }
 
@@ -248,21 +279,39 @@ impl LinkDir {
             "switching paths with packets on the link"
         );
         self.clear_cut_through();
-        if let Path::Express(f) = &self.path {
-            let (packets, bytes) = f.limits();
-            let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
-            // DropTail draws no random numbers: any stream does.
-            let rng = Rng::derive(0, "droptail");
-            self.path = Path::General(Box::new(General::new(q, rng)));
-        }
+        let Path::Express(f) = &self.path else { return };
+        let red = self.rare.as_deref_mut().and_then(|r| r.red.take());
+        let (q, rng) = match red {
+            Some(red) => (Queue::Red(Box::new(Red::with_gate(red.gate))), red.rng),
+            None => {
+                let (packets, bytes) = f.limits();
+                let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
+                // DropTail draws no random numbers: any stream does.
+                (q, Rng::derive(0, "droptail"))
+            }
+        };
+        self.gated = false;
+        self.rare_on_offer = self.loss().is_some();
+        self.path = Path::General(Box::new(General::new(q, rng)));
     }
 
-    /// The queue's limit in packets, where it has one that is known up front (DropTail on the
-    /// express path); zero otherwise.
+    /// RED's gate in front of the express line, if there is one.
+    fn red(&self) -> Option<&ExpressRed> {
+        self.rare.as_deref()?.red.as_ref()
+    }
+
+    /// The wire's loss, if it has one.
+    fn loss(&self) -> Option<&WireLoss> {
+        self.rare.as_deref()?.loss.as_ref()
+    }
+
+    /// The queue's limit in packets, where it has one that is known up front (DropTail and
+    /// RED on the express path); zero otherwise.
     pub fn queue_limit_packets(&self) -> u32 {
-        match &self.path {
-            Path::Express(f) => f.limits().0,
-            Path::General(_) => 0,
+        match (&self.path, self.red()) {
+            (Path::Express(_), Some(red)) => red.gate.limit(),
+            (Path::Express(f), None) => f.limits().0,
+            (Path::General(_), _) => 0,
         }
     }
 
@@ -283,7 +332,7 @@ impl LinkDir {
     /// The discipline's average queue in packets, if it keeps one (RED).
     pub fn avg_queue(&self) -> Option<f64> {
         match &self.path {
-            Path::Express(_) => None,
+            Path::Express(_) => self.red().map(|r| r.gate.avg_packets()),
             Path::General(g) => g.queue.avg_queue(),
         }
     }
@@ -291,9 +340,7 @@ impl LinkDir {
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
         match &self.path {
-            Path::Express(f) => {
-                f.packets_held() + self.loss.as_ref().map_or(0, |l| l.lost.len()) as u64
-            }
+            Path::Express(f) => f.packets_held() + self.loss().map_or(0, |l| l.lost.len()) as u64,
             Path::General(g) => g.packets_held(),
         }
     }
@@ -304,7 +351,10 @@ impl LinkDir {
             Path::Express(f) => f.stats_at(now),
             Path::General(g) => g.stats.clone(),
         };
-        s.drops_loss = self.loss.as_ref().map_or(0, |l| l.drops);
+        if let Some(red) = self.red() {
+            red.add_to(&mut s);
+        }
+        s.drops_loss = self.loss().map_or(0, |l| l.drops);
         s
     }
 
@@ -322,7 +372,7 @@ impl LinkDir {
     ) -> Option<SimTime> {
         debug_assert!(!self.fed, "a fed direction takes only handed-on packets");
         if let Path::Express(_) = self.path {
-            self.enqueue_express(t, now, false, drops);
+            self.enqueue_express(t, now, false, arena, drops);
             if self.arrival_event.get().is_some() {
                 return None;
             }
@@ -338,17 +388,18 @@ impl LinkDir {
     /// Offers a packet at `now` without arming the arrival event (express only): one to be
     /// handed on (`pass`) to a direction this one feeds, or one taken from the inbound list
     /// (the caller arms the event afterwards). Returns when it reaches the far node, unless
-    /// the queue is full or the wire loses it; a packet passed on belongs to the next
-    /// direction from then on (`push_inbound`).
+    /// the queue drops it or the wire loses it; a packet passed on belongs to the next
+    /// direction from then on (`push_inbound`). `arena` is read only where RED may mark.
     #[inline]
     pub fn offer_through(
         &mut self,
         t: Transit,
         now: SimTime,
         pass: bool,
+        arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        match self.enqueue_express(t, now, pass, drops) {
+        match self.enqueue_express(t, now, pass, arena, drops) {
             Offered::Arrives(at) => Some(at),
             Offered::Dropped | Offered::Lost => None,
         }
@@ -517,8 +568,8 @@ impl LinkDir {
             unreachable!("only express directions take express offers");
         };
         f.advance(now);
-        if self.lossy {
-            if let Some(w) = self.loss.as_deref_mut() {
+        if self.rare_on_offer {
+            if let Some(w) = self.rare.as_deref_mut().and_then(|r| r.loss.as_mut()) {
                 w.count_until(now, drops);
             }
         }
@@ -534,18 +585,24 @@ impl LinkDir {
         t: Transit,
         now: SimTime,
         pass: bool,
+        arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Offered {
         let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
         let delay = self.delay;
         self.advance_express(now, drops);
-        let wire = if self.lossy {
-            self.loss.as_deref_mut()
-        } else {
-            None
-        };
         let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions take express offers");
+        };
+        let wire = if self.rare_on_offer {
+            let Some(wire) = rare_offer(&mut self.rare, f, t, now, arena) else {
+                f.refuse();
+                drops.push(t.pkt);
+                return Offered::Dropped;
+            };
+            wire
+        } else {
+            None
         };
         let r = f.offer(t, tx, delay, now, pass, wire);
         if r == Offered::Dropped {
@@ -556,9 +613,12 @@ impl LinkDir {
 
     /// When the express direction's arrival event is next needed: the first packet on the
     /// line that arrives at the far node, or the first one on its way in, whichever is sooner.
-    /// The first inbound packet, if it is sure to fit the queue, reaches the far node before
-    /// any packet behind it (FIFO); if it may be dropped, one behind it may come sooner, so the
-    /// event is for taking it in at its own time. A direction that `feeds` others must take a
+    /// The first inbound packet starts no sooner than it comes in or the transmitter frees up,
+    /// and no packet behind it sooner than that either (FIFO), so nothing from the inbound list
+    /// reaches the far node before that start plus the delay. If the first is sure to fit the
+    /// queue (DropTail), the event is for its own arrival there, one serialisation later;
+    /// otherwise (a full queue, or RED, which may drop any packet) it is for that start plus the
+    /// delay, to take in what has come by then. A direction that `feeds` others must take a
     /// packet in before it can reach the next node: its event is one nanosecond before
     /// (planning gives feeders a delay of at least that), and it takes in every packet that
     /// has come by then.
@@ -571,16 +631,16 @@ impl LinkDir {
         let Some((at, t)) = f.inbound.first() else {
             return line;
         };
-        let inbound = if f.fits_at(at, t.size) {
-            let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
-            let reach = at.max(f.busy_until()) + tx + self.delay;
-            if self.feeds {
-                reach - SimTime(1)
-            } else {
-                reach
-            }
+        let tx = if !self.gated && f.fits_at(at, t.size) {
+            tx_time(&mut self.tx_time_cache, self.rate, t.size)
         } else {
-            at
+            SimTime::ZERO
+        };
+        let reach = at.max(f.busy_until()) + tx + self.delay;
+        let inbound = if self.feeds {
+            reach - SimTime(1)
+        } else {
+            reach
         };
         let inbound = (inbound, t.pkt);
         Some(line.map_or(inbound, |l| if l.0 <= inbound.0 { l } else { inbound }))
@@ -596,6 +656,28 @@ impl LinkDir {
         self.arrival_event = OptTime::of(at);
         at
     }
+}
+
+/// What an express offer needs from `rare` (`rare_on_offer`), out of the way of plain
+/// DropTail's: RED's decision, where it decides (none if it drops the packet), then the
+/// wire's loss, if any.
+#[inline(never)]
+fn rare_offer<'a>(
+    rare: &'a mut Option<Box<Rare>>,
+    line: &FifoLine,
+    t: Transit,
+    now: SimTime,
+    arena: &mut PacketArena,
+) -> Option<Option<&'a mut WireLoss>> {
+    let Some(rare) = rare.as_deref_mut() else {
+        return Some(None);
+    };
+    if let Some(red) = &mut rare.red {
+        if !red.admit(line, t, now, arena) {
+            return None;
+        }
+    }
+    Some(rare.loss.as_mut())
 }
 
 /// Serialisation time of `size` bytes at `rate`, through a one-entry cache (most packets on a
@@ -714,7 +796,7 @@ mod tests {
         // Line 0: the direction's timing, roles and loss; lines 1–3: the line's fields with
         // the counters an offer updates, then the inbound list (see `LinkDir`).
         assert_eq!((align_of::<LinkDir>(), size_of::<LinkDir>()), (64, 256));
-        assert!(offset_of!(LinkDir, lossy) < 64);
+        assert!(offset_of!(LinkDir, rare_on_offer) < 64);
         assert_eq!(offset_of!(LinkDir, path), 64);
         assert!(FifoLine::hot_bytes() <= 192);
     }

@@ -20,14 +20,12 @@ pub struct WireLoss {
 
 impl WireLoss {
     /// The wire's loss, unless the model loses nothing.
-    pub fn of(model: LossModel, rng: Rng) -> Option<Box<WireLoss>> {
-        (!matches!(model, LossModel::None)).then(|| {
-            Box::new(WireLoss {
-                model,
-                rng,
-                drops: 0,
-                lost: VecDeque::new(),
-            })
+    pub fn of(model: LossModel, rng: Rng) -> Option<WireLoss> {
+        (!matches!(model, LossModel::None)).then(|| WireLoss {
+            model,
+            rng,
+            drops: 0,
+            lost: VecDeque::new(),
         })
     }
 

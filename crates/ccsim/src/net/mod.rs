@@ -1,5 +1,6 @@
 //! The network: link directions, loss models and routing.
 
+mod express_red;
 pub mod fifo;
 mod general;
 mod inbound;

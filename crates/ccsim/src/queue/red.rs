@@ -32,6 +32,7 @@ use std::collections::VecDeque;
 
 use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::packet::PktId;
+use crate::rng::Rng;
 use crate::time::{Rate, SimTime};
 
 /// ns-2 `targetdelay_`: the queueing delay the automatic min_th aims at (spec §10.3).
@@ -92,10 +93,13 @@ pub fn auto_params(rate: Rate, delay: SimTime, mean_pktsize: u32) -> (f64, f64) 
     (min_th, q_weight)
 }
 
-pub struct Red {
+/// RED's decision on each arrival: the average queue, the count since the last drop, the idle
+/// correction, and the early, forced and overflow tests (steps 1–4 above). It sees the queue
+/// only through the length it is given, so the same decisions serve the general path's `Red`
+/// queue and the express path (`net/fifo.rs`), which knows the length from its timetable.
+#[derive(Clone, Debug)]
+pub struct RedGate {
     c: RedConfig,
-    fifo: VecDeque<PktId>,
-    bytes: u64,
     /// Thresholds and limit in queue units (packets or bytes).
     th_min: f64,
     th_max: f64,
@@ -119,16 +123,14 @@ pub struct Red {
     prob: f64,
 }
 
-impl Red {
-    /// A RED queue; the caller has checked `0 < min_th < max_th`, `0 < q_weight ≤ 1`,
-    /// `0 < max_p ≤ 1` and positive `limit`, `mean_pktsize` and `rate`.
-    pub fn new(c: RedConfig) -> Red {
+impl RedGate {
+    /// The decision state of a RED queue; the caller has checked `0 < min_th < max_th`,
+    /// `0 < q_weight ≤ 1`, `0 < max_p ≤ 1` and positive `limit`, `mean_pktsize` and `rate`.
+    pub fn new(c: RedConfig) -> RedGate {
         let unit = if c.bytes { c.mean_pktsize as f64 } else { 1.0 };
         let (th_min, th_max) = (c.min_th * unit, c.max_th * unit);
         let diff = th_max - th_min;
-        Red {
-            fifo: VecDeque::new(),
-            bytes: 0,
+        RedGate {
             th_min,
             th_max,
             qlim: c.limit as f64 * unit,
@@ -150,9 +152,28 @@ impl Red {
         }
     }
 
+    /// Whether the queue is measured in bytes (byte mode) rather than packets.
+    pub fn in_bytes(&self) -> bool {
+        self.c.bytes
+    }
+
+    /// The physical capacity in packets (`limit`; in byte mode, in mean-sized packets).
+    pub fn limit(&self) -> u32 {
+        self.c.limit
+    }
+
     /// The average queue in queue units (packets, or bytes in byte mode).
     pub fn avg(&self) -> f64 {
         self.avg
+    }
+
+    /// The average queue in packets (bytes over `mean_pktsize` in byte mode).
+    pub fn avg_packets(&self) -> f64 {
+        if self.c.bytes {
+            self.avg / self.c.mean_pktsize as f64
+        } else {
+            self.avg
+        }
     }
 
     /// `(p_b, p)` of the last early test: the probability from the average, and after the
@@ -161,12 +182,11 @@ impl Red {
         (self.prob1, self.prob)
     }
 
-    fn qlen(&self) -> f64 {
-        if self.c.bytes {
-            self.bytes as f64
-        } else {
-            self.fifo.len() as f64
-        }
+    /// ns-2 `deque()` finding the queue empty: the transmitter went idle at `at`, which the
+    /// next arrival's average decays for.
+    pub fn went_idle(&mut self, at: SimTime) {
+        self.idle = true;
+        self.idle_since = at;
     }
 
     /// ns-2 `calculate_p_new`.
@@ -211,45 +231,52 @@ impl Red {
     }
 
     /// The early test: `Some(true)` to mark, `Some(false)` to drop, `None` to let it pass.
-    fn drop_early(&mut self, pkt: PktId, size: u32, ctx: &mut QueueCtx) -> Option<bool> {
+    fn drop_early(
+        &mut self,
+        size: u32,
+        rng: &mut Rng,
+        ecn_capable: impl FnOnce() -> bool,
+    ) -> Option<bool> {
         self.prob1 = self.p_b();
         self.prob = self.corrected(self.prob1, size);
-        let u = ctx.rng.uniform();
+        let u = rng.uniform();
         if self.prob > 0.0 && u <= self.prob {
             self.count = 0;
             self.count_bytes = 0;
-            let mark = self.c.ecn
-                && ctx.ecn_capable(pkt)
-                && (!self.c.use_mark_p || self.prob1 < self.c.mark_p);
+            let mark =
+                self.c.ecn && ecn_capable() && (!self.c.use_mark_p || self.prob1 < self.c.mark_p);
             return Some(mark);
         }
         None
     }
 
-    fn push(&mut self, pkt: PktId, size: u32) {
-        self.bytes += size as u64;
-        self.fifo.push_back(pkt);
-    }
-}
-
-impl QueueDiscipline for Red {
-    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        let size = ctx.arena.get(pkt).size;
+    /// Decides on an arrival of `size` bytes at `now` that finds `q` waiting (packets, or bytes
+    /// in byte mode; the one on the transmitter not counted). `ecn_capable` tells, when asked,
+    /// whether the packet may be marked instead of dropped; a `Marked` verdict leaves setting
+    /// CE to the caller.
+    pub fn admit(
+        &mut self,
+        q: f64,
+        size: u32,
+        now: SimTime,
+        rng: &mut Rng,
+        ecn_capable: impl FnOnce() -> bool,
+    ) -> Verdict {
         let w = self.c.q_weight;
         // Steps 1–2: the estimator, with m "virtual" arrivals for the idle period.
         let mut decay = 1.0;
         if self.idle {
             self.idle = false;
-            let m = (self.ptc * (ctx.now - self.idle_since).as_secs_f64()).floor();
+            let m = (self.ptc * (now - self.idle_since).as_secs_f64()).floor();
             decay = (1.0 - w).powf(m);
         }
-        let q = self.qlen();
         self.avg = self.avg * decay * (1.0 - w) + w * q;
         // Step 3.
         self.count += 1;
         self.count_bytes += size as u64;
         let mut forced = false;
         let mut early = None;
+        let mut ecn_capable = Some(ecn_capable);
         if self.avg >= self.th_min && q > 1.0 {
             let limit = if self.c.gentle {
                 2.0 * self.th_max
@@ -264,8 +291,8 @@ impl QueueDiscipline for Red {
                 self.count = 1;
                 self.count_bytes = size as u64;
                 self.old = true;
-            } else {
-                early = self.drop_early(pkt, size, ctx);
+            } else if let Some(capable) = ecn_capable.take() {
+                early = self.drop_early(size, rng, capable);
             }
         } else {
             self.prob = 0.0;
@@ -280,23 +307,79 @@ impl QueueDiscipline for Red {
         if forced {
             self.count = 0;
             self.count_bytes = 0;
-            if self.c.ecn && !self.c.harddrop && ctx.ecn_capable(pkt) {
-                self.push(pkt, size);
+            if self.c.ecn && !self.c.harddrop && ecn_capable.take().is_some_and(|f| f()) {
                 return Verdict::Marked(Reason::Forced);
             }
             return Verdict::Dropped(Reason::Forced);
         }
         match early {
             Some(false) => Verdict::Dropped(Reason::Early),
-            Some(true) => {
-                self.push(pkt, size);
-                Verdict::Marked(Reason::Early)
-            }
-            None => {
-                self.push(pkt, size);
-                Verdict::Enqueued
-            }
+            Some(true) => Verdict::Marked(Reason::Early),
+            None => Verdict::Enqueued,
         }
+    }
+}
+
+/// RED as a queue discipline (the general path): the gate's decisions over a FIFO.
+pub struct Red {
+    gate: RedGate,
+    fifo: VecDeque<PktId>,
+    bytes: u64,
+}
+
+impl Red {
+    /// A RED queue; the caller has checked the configuration (`RedGate::new`).
+    pub fn new(c: RedConfig) -> Red {
+        Red::with_gate(RedGate::new(c))
+    }
+
+    /// An empty RED queue deciding with `gate`.
+    pub fn with_gate(gate: RedGate) -> Red {
+        Red {
+            gate,
+            fifo: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The decision state, for a line that keeps the queue itself (express path); call while
+    /// the queue is empty.
+    pub fn into_gate(self) -> RedGate {
+        debug_assert!(self.fifo.is_empty(), "RED's queue handed over while in use");
+        self.gate
+    }
+
+    /// The average queue in queue units (packets, or bytes in byte mode).
+    pub fn avg(&self) -> f64 {
+        self.gate.avg()
+    }
+
+    /// See `RedGate::probabilities`.
+    pub fn probabilities(&self) -> (f64, f64) {
+        self.gate.probabilities()
+    }
+
+    fn qlen(&self) -> f64 {
+        if self.gate.in_bytes() {
+            self.bytes as f64
+        } else {
+            self.fifo.len() as f64
+        }
+    }
+}
+
+impl QueueDiscipline for Red {
+    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
+        let size = ctx.arena.get(pkt).size;
+        let q = self.qlen();
+        let arena = &*ctx.arena;
+        let capable = || arena.get(pkt).ecn.capable();
+        let v = self.gate.admit(q, size, ctx.now, ctx.rng, capable);
+        if !matches!(v, Verdict::Dropped(_)) {
+            self.bytes += size as u64;
+            self.fifo.push_back(pkt);
+        }
+        v
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
@@ -307,8 +390,7 @@ impl QueueDiscipline for Red {
             }
             None => {
                 // ns-2 `deque()`: the transmitter found the queue empty; the idle period starts.
-                self.idle = true;
-                self.idle_since = ctx.now;
+                self.gate.went_idle(ctx.now);
                 None
             }
         }
@@ -321,11 +403,7 @@ impl QueueDiscipline for Red {
         self.bytes
     }
     fn avg_queue(&self) -> Option<f64> {
-        Some(if self.c.bytes {
-            self.avg / self.c.mean_pktsize as f64
-        } else {
-            self.avg
-        })
+        Some(self.gate.avg_packets())
     }
 }
 
@@ -439,8 +517,8 @@ mod tests {
         let mut h = Harness::new();
         fill(&mut h, &mut q, 10, Ecn::NotEct);
         // Start tracking from a known count: as if an early drop had just happened.
-        q.count = 0;
-        q.old = true;
+        q.gate.count = 0;
+        q.gate.old = true;
         let mut count = 0;
         let mut gaps = vec![];
         for _ in 0..arrivals {
@@ -527,7 +605,7 @@ mod tests {
         let mut q = Red::new(c.clone());
         let mut h = Harness::new();
         fill(&mut h, &mut q, 20, Ecn::Ect0);
-        q.old = true;
+        q.gate.old = true;
         h.offer(&mut q, 0, 1000, Ecn::Ect0, T0);
         let (p_b, _) = q.probabilities();
         assert!((p_b - 0.4).abs() < 1e-12, "{p_b}");
@@ -560,9 +638,9 @@ mod tests {
         while q.len_bytes() < 5000 {
             h.offer(&mut q, 0, 500, Ecn::NotEct, T0);
         }
-        q.old = true;
-        q.count = 0;
-        q.count_bytes = 500;
+        q.gate.old = true;
+        q.gate.count = 0;
+        q.gate.count_bytes = 500;
         q
     }
 
@@ -634,7 +712,7 @@ mod tests {
         let mut q = Red::new(c);
         let mut h = Harness::new();
         h.offer(&mut q, 0, 1000, Ecn::NotEct, T0);
-        q.avg = 100.0;
+        q.gate.avg = 100.0;
         assert_eq!(h.offer(&mut q, 0, 1000, Ecn::NotEct, T0), Verdict::Enqueued);
         assert_eq!(q.avg(), 50.5);
         // With two queued the same average is a forced drop: 0.5·50.5 + 0.5·2 = 26.25 ≥ 15.
