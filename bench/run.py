@@ -35,7 +35,9 @@ sys.path.insert(0, str(HERE))
 
 from report import compare_line, history_ref, print_table  # noqa: E402
 
-from scenarios import SCENARIOS, ccsim_scenario  # noqa: E402
+from scenarios import AQM_SCENARIOS, SCENARIOS, ccsim_scenario  # noqa: E402
+
+ALL = SCENARIOS | AQM_SCENARIOS
 
 QUICK = {"a": 10.0, "H": 1.5}
 NS3_DEFAULT = ("a", "b", "c")
@@ -55,7 +57,7 @@ def child_ccsim(bench_id: str, duration: float) -> dict:
     from ccsim.metrics import jain_index
     from ccsim.result import Result
 
-    b = SCENARIOS[bench_id].scaled(duration)
+    b = ALL[bench_id].scaled(duration)
     scenario = ccsim_scenario(b)
     text = json.dumps(scenario)
     core = _native.core()
@@ -116,7 +118,12 @@ def git_commit() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("ids", nargs="*", help=f"scenarios (default: all of {', '.join(SCENARIOS)})")
+    ap.add_argument(
+        "ids",
+        nargs="*",
+        help=f"scenarios (default: all of {', '.join(SCENARIOS)}; "
+        f"with an AQM, when named: {', '.join(AQM_SCENARIOS)})",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs per scenario (median)")
     ap.add_argument("--quick", action="store_true", help="a and H, shortened (seconds in all)")
     ap.add_argument("--vs-ns3", action="store_true", help="run ns-3 on the same scenarios")
@@ -135,9 +142,12 @@ def main(argv: list[str] | None = None) -> None:
             print(json.dumps(child_ns3(SCENARIOS[bench_id].scaled(float(duration)))))
         return
 
-    unknown = [i for i in args.ids if i not in SCENARIOS]
+    unknown = [i for i in args.ids if i not in ALL]
     if unknown:
-        ap.error(f"unknown scenario {unknown}; the scenarios are {', '.join(SCENARIOS)}")
+        ap.error(f"unknown scenario {unknown}; the scenarios are {', '.join(ALL)}")
+    aqm = [i for i in args.ids if i in AQM_SCENARIOS]
+    if args.vs_ns3 and aqm:
+        ap.error(f"--vs-ns3 builds DropTail bottlenecks only; no ns-3 peer for {', '.join(aqm)}")
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     ids = args.ids or (list(QUICK) if args.quick else list(SCENARIOS))
@@ -146,13 +156,13 @@ def main(argv: list[str] | None = None) -> None:
         # (10,000 flows) hours, so they are compared only when named.
         ids = list(NS3_DEFAULT)
         print(f"--vs-ns3 without scenario ids compares {', '.join(ids)}; name H or S to add them")
-    durations = {i: (QUICK.get(i, 1.0) if args.quick else SCENARIOS[i].duration_s) for i in ids}
+    durations = {i: (QUICK.get(i, 1.0) if args.quick else ALL[i].duration_s) for i in ids}
 
     if args.dump:
         args.dump.mkdir(parents=True, exist_ok=True)
         for i in ids:
             path = args.dump / f"{i}.json"
-            path.write_text(json.dumps(ccsim_scenario(SCENARIOS[i].scaled(durations[i]))))
+            path.write_text(json.dumps(ccsim_scenario(ALL[i].scaled(durations[i]))))
             print(path)
         return
 

@@ -21,8 +21,9 @@ class Bench:
     rate_bps: float
     access_delay_s: float
     bottleneck_delay_s: float
-    queue: int  # DropTail limit of the bottleneck, packets
+    queue: int  # limit of the bottleneck's queue, packets
     duration_s: float
+    aqm: str = "droptail"  # the bottleneck's queue discipline (its other settings: defaults)
 
     @property
     def rtt_s(self) -> float:
@@ -42,6 +43,15 @@ SCENARIOS: dict[str, Bench] = {
         Bench("H", 10, "newreno", "10Gbps", 10e9, 5e-6, 40e-6, 100, 5.0),
         Bench("S", 10_000, "cubic", "10Gbps", 10e9, 1e-3, 18e-3, 10_000, 5.0),
     ]
+}
+
+# The same with an AQM at the bottleneck (RED and CoDel with the Linux profile's defaults), to
+# measure the AQM paths: RED's decisions on the express path (net/express_red.rs), CoDel's on
+# the general one. Run when named (`python bench/run.py bR cR bC`); ns-3 has no peer for them.
+AQM_SCENARIOS: dict[str, Bench] = {
+    f"{base}{tag}": replace(SCENARIOS[base], id=f"{base}{tag}", aqm=aqm)
+    for base in ("b", "c")
+    for tag, aqm in (("R", "red"), ("C", "codel"))
 }
 
 # ccsim's name for each algorithm. NewReno's congestion control is Reno's AIMD; the sender is
@@ -67,7 +77,7 @@ def ccsim_scenario(b: Bench, seed: int = 1) -> dict:
             "bottleneck": {
                 "rate": b.rate,
                 "delay": _secs(b.bottleneck_delay_s),
-                "queue": {"kind": "droptail", "limit": b.queue},
+                "queue": {"kind": b.aqm, "limit": b.queue},
             },
             "access": {"rate": access_rate, "delay": _secs(b.access_delay_s)},
         },

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 from report import row_line  # noqa: E402
 
-from scenarios import SCENARIOS, ccsim_scenario  # noqa: E402
+from scenarios import AQM_SCENARIOS, SCENARIOS, ccsim_scenario  # noqa: E402
 
 # id: (flows, algorithm, bottleneck b/s, RTT s, DropTail packets, duration s), from the issue.
 TABLE = {
@@ -36,8 +36,26 @@ def test_scenarios_match_the_table_and_validate(bench_id):
     assert d["topology"]["access"]["rate"] == f"{rate * 10:.0f}bps"
     starts = [float(f["start"].rstrip("s")) for f in d["flows"]]
     assert len(starts) == flows and max(starts) < 1.0
+    assert d["topology"]["bottleneck"]["queue"] == {"kind": "droptail", "limit": queue}
     if flows <= 100:  # validating 10,000 flows takes a few seconds; the shape is the same
         ccsim.validate(d)
+
+
+@pytest.mark.parametrize("bench_id", sorted(AQM_SCENARIOS))
+def test_aqm_scenarios_are_their_base_with_the_aqm_at_the_bottleneck(bench_id):
+    b = AQM_SCENARIOS[bench_id]
+    base = SCENARIOS[bench_id[0]]
+    assert (b.flows, b.cc, b.rate_bps, b.rtt_s, b.queue) == (
+        base.flows,
+        base.cc,
+        base.rate_bps,
+        base.rtt_s,
+        base.queue,
+    )
+    d = ccsim_scenario(b)
+    kind = {"R": "red", "C": "codel"}[bench_id[1]]
+    assert d["topology"]["bottleneck"]["queue"] == {"kind": kind, "limit": base.queue}
+    ccsim.validate(d)
 
 
 def test_row_reports_rate_memory_and_ratio_to_the_last_saved_run():
