@@ -1,6 +1,6 @@
-//! The express path of DropTail links (`net/fifo.rs`) against the general path
-//! (`net/link.rs`), and cut-through (a link handing packets on to the next, `net/link.rs`)
-//! against forwarding each packet by an event: the same scenario run every way must give
+//! The express path of DropTail and RED links (`net/fifo.rs`, `net/express_red.rs`) against
+//! the general path (`net/link.rs`), and cut-through (a link handing packets on to the next,
+//! `net/link.rs`) against forwarding each packet by an event: the same scenario run every way must give
 //! identical results, to the last counter and series point. Only the number of events differs
 //! (the express path schedules none for packets the wire loses, cut-through none at relays).
 

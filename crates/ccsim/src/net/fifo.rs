@@ -22,7 +22,8 @@
 //!
 //! Results are identical to the general path (`net/link.rs`, checked by
 //! `tests/express_path.rs`); a hop costs a handful of integer operations instead of a queue
-//! discipline's enqueue and dequeue.
+//! discipline's enqueue and dequeue. RED is a FIFO at the link rate too: its decision on
+//! arrival is taken in front of a line without limits (`express_red.rs`).
 
 use super::inbound::Inbound;
 use super::link::{LinkStats, Transit};

@@ -3,8 +3,9 @@
 //! The transmitter runs lazily: it needs no events of its own. A queue discipline's decisions
 //! depend only on its own state, its random stream and the time, so the link replays the
 //! transmit completions due by `now` (each at its exact time) whenever it is touched —
-//! `advance(now)` — before taking a new packet or handing one over. DropTail directions take
-//! the express path instead (`fifo.rs`) unless queue changes are traced as they happen.
+//! `advance(now)` — before taking a new packet or handing one over. DropTail and RED
+//! directions take the express path instead (`fifo.rs`) unless queue changes are traced as
+//! they happen.
 
 use std::collections::VecDeque;
 

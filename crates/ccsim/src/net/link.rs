@@ -6,8 +6,9 @@
 //! touched (`advance(now)`). The only event a direction needs is the arrival of its next
 //! packet at the far node: one pending event per direction, for the earliest packet that can
 //! arrive. Two paths implement this: the general one for any queue discipline
-//! (`general.rs`), and the express one for DropTail (`fifo.rs`), which knows each packet's
-//! timetable on arrival and never dequeues. Without per-packet transmit events a hop costs one
+//! (`general.rs`), and the express one for DropTail and RED (`fifo.rs`, with RED's decision
+//! in front of the line, `express_red.rs`), which knows each packet's timetable on arrival and
+//! never dequeues. Without per-packet transmit events a hop costs one
 //! event instead of two (docs/performance.md).
 //!
 //! **Cut-through.** Where an express direction `d` carries only packets that came in over
