@@ -57,8 +57,9 @@ pub struct Meta {
     pub packets_consumed: u64,
     pub packets_dropped: u64,
     pub packets_in_network: u64,
-    /// The most packets in the network at once (memory per packet in flight is measured
-    /// against it).
+    /// The most packets held at once (memory per packet in flight is measured against it): in
+    /// the network, and packets dropped at a fed queue until the event that takes them in,
+    /// which may come up to one link delay later (cut-through, `net/link.rs`).
     pub packets_peak: u64,
 }
 
