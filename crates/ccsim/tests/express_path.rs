@@ -49,6 +49,16 @@ fn direction(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> usize {
         .unwrap_or_else(|| panic!("no direction {a} -> {b}"))
 }
 
+/// Runs `json` (cut-through) and returns its results with the index of the direction `a -> b`,
+/// checked to be fed and, if `feeds`, to feed.
+fn run_fed(json: &str, a: &str, b: &str, feeds: bool) -> (Results, usize) {
+    let mut sim = ccsim::scenario::load(json).unwrap();
+    let d = direction(&sim, a, b);
+    assert!(sim.links[d].fed && sim.links[d].feeds == feeds);
+    sim.run();
+    (ccsim::results::collect(&mut sim), d)
+}
+
 fn assert_same(json: &str) {
     let g = run_with(json, Mode::General);
     let e = run_with(json, Mode::Express);
@@ -150,13 +160,7 @@ fn a_fed_link_that_is_the_bottleneck_drops_and_loses() {
         "trace":{"series":["cwnd","queue","queue_bytes","sojourn"],"interval":"7ms"}}"#;
     assert_same(json);
     // The direction n1 -> n2 is fed, overflows and loses.
-    let mut sim = ccsim::scenario::load(json).unwrap();
-    let d = direction(&sim, "n1", "n2");
-    assert!(sim.links[d].fed);
-    let r = ccsim::results::collect(&mut {
-        sim.run();
-        sim
-    });
+    let (r, d) = run_fed(json, "n1", "n2", false);
     assert!(r.queues.u64s("drops_overflow")[d] > 0 && r.queues.u64s("drops_loss")[d] > 0);
 }
 
@@ -227,11 +231,7 @@ fn red_marks_and_drops_at_a_fed_bottleneck_as_on_the_general_path() {
     let trace = r#""series":["cwnd","queue","avg_queue","sojourn"],"interval":"5ms""#;
     let json = dumbbell("linux", 4, "20Mbps", 10.0, queue, 15.0, &flows, trace);
     assert_same(&json);
-    let mut sim = ccsim::scenario::load(&json).unwrap();
-    let d = direction(&sim, "left", "right");
-    assert!(sim.links[d].fed && sim.links[d].feeds);
-    sim.run();
-    let r = ccsim::results::collect(&mut sim);
+    let (r, d) = run_fed(&json, "left", "right", true);
     let col = |n| r.queues.u64s(n)[d];
     assert!(
         col("marks_early") > 0 && col("drops_early") > 0,
@@ -257,11 +257,7 @@ fn red_in_byte_mode_on_a_lossy_relay_with_mixed_packet_sizes() {
             {"kind":"cbr","name":"u","src":"n0","dst":"n3","rate":"1Mbps","packet_size":200,"start":2}],
         "trace":{"series":["cwnd","queue","queue_bytes","avg_queue","sojourn"],"interval":"7ms"}}"#;
     assert_same(json);
-    let mut sim = ccsim::scenario::load(json).unwrap();
-    let d = direction(&sim, "n1", "n2");
-    assert!(sim.links[d].fed && sim.links[d].feeds);
-    sim.run();
-    let r = ccsim::results::collect(&mut sim);
+    let (r, d) = run_fed(json, "n1", "n2", true);
     let col = |n| r.queues.u64s(n)[d];
     assert!(
         col("drops_aqm") > 0 && col("drops_loss") > 0,

@@ -22,9 +22,6 @@ pub struct ExpressRed {
     pub gate: RedGate,
     /// The queue's random stream (the one the general path's discipline draws from).
     pub rng: Rng,
-    /// Packets accepted on the line when the gate last went idle: the transmitter goes idle
-    /// once after each busy period, and an arrival at an idle line is always accepted.
-    idle_noted: u64,
     /// RED's drops and marks by reason (the other counters are the line's).
     pub verdicts: LinkStats,
 }
@@ -35,7 +32,6 @@ impl ExpressRed {
         ExpressRed {
             gate,
             rng,
-            idle_noted: 0,
             verdicts: LinkStats::default(),
         }
     }
@@ -51,10 +47,10 @@ impl ExpressRed {
     ) -> bool {
         // ns-2's `deque()` found the queue empty when the last accepted packet left the
         // transmitter (a completion at `now` comes before an arrival at `now`, as on the
-        // general path).
+        // general path). Noted once per idle period: the arrival that ends it finds nothing
+        // waiting, so RED never drops it, and the gate is no longer idle.
         let busy = line.busy_until();
-        if busy <= now && line.accepted() != self.idle_noted {
-            self.idle_noted = line.accepted();
+        if busy <= now && !self.gate.is_idle() {
             self.gate.went_idle(busy);
         }
         let q = if self.gate.in_bytes() {
@@ -95,7 +91,7 @@ mod tests {
     use crate::net::link::{LinkDir, Transit};
     use crate::net::loss::LossModel;
     use crate::packet::{Ecn, Kind, Packet, PacketArena, PktId};
-    use crate::queue::red::{RedConfig, MARK_P};
+    use crate::queue::red::{tests::config, RedConfig};
     use crate::queue::{Queue, Red};
     use crate::time::{Rate, SimTime};
 
@@ -107,25 +103,6 @@ mod tests {
         l.use_express();
         assert!(l.is_express());
         l
-    }
-
-    fn config() -> RedConfig {
-        RedConfig {
-            limit: 100,
-            min_th: 50.0,
-            max_th: 60.0,
-            q_weight: 0.5,
-            max_p: 0.1,
-            gentle: false,
-            wait: true,
-            bytes: false,
-            mean_pktsize: 1000,
-            ecn: false,
-            mark_p: MARK_P,
-            use_mark_p: true,
-            harddrop: true,
-            rate: Rate(8_000_000),
-        }
     }
 
     fn offer(l: &mut LinkDir, arena: &mut PacketArena, ecn: Ecn, at_us: u64) -> PktId {
@@ -140,8 +117,15 @@ mod tests {
 
     #[test]
     fn the_average_sees_the_waiting_packets_and_decays_over_idle_time() {
-        // w_q = 0.5 keeps every value an exact binary fraction; ptc = 1000 packets/s.
-        let mut l = red_link(config());
+        // w_q = 0.5 keeps every value an exact binary fraction; thresholds far above the
+        // queue; ptc = 1000 packets/s.
+        let c = RedConfig {
+            q_weight: 0.5,
+            min_th: 50.0,
+            max_th: 60.0,
+            ..config()
+        };
+        let mut l = red_link(c);
         let mut arena = PacketArena::default();
         // Three arrivals at 0: the first starts at once (queue 0), the second finds the first
         // on the transmitter (still 0 waiting), the third one waiting:
@@ -166,7 +150,6 @@ mod tests {
     fn forced_decisions_mark_capable_packets_and_drop_the_others() {
         // w_q = 1: the average is the queue. min_th 1, max_th 3, ECN without harddrop.
         let mut c = config();
-        c.q_weight = 1.0;
         c.min_th = 1.0;
         c.max_th = 3.0;
         c.use_mark_p = false;

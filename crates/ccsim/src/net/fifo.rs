@@ -149,11 +149,6 @@ impl FifoLine {
         FifoLine::new(&DropTail::with_limits(u32::MAX, u64::MAX))
     }
 
-    /// Packets ever accepted.
-    pub fn accepted(&self) -> u64 {
-        self.tail
-    }
-
     /// Counts an arrival that the discipline in front of the line refused.
     pub fn refuse(&mut self) {
         self.counts.arrivals += 1;

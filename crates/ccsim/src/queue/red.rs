@@ -182,6 +182,11 @@ impl RedGate {
         (self.prob1, self.prob)
     }
 
+    /// Whether the transmitter has gone idle since the last arrival (`went_idle`).
+    pub fn is_idle(&self) -> bool {
+        self.idle
+    }
+
     /// ns-2 `deque()` finding the queue empty: the transmitter went idle at `at`, which the
     /// next arrival's average decays for.
     pub fn went_idle(&mut self, at: SimTime) {
@@ -235,7 +240,7 @@ impl RedGate {
         &mut self,
         size: u32,
         rng: &mut Rng,
-        ecn_capable: impl FnOnce() -> bool,
+        ecn_capable: impl Fn() -> bool,
     ) -> Option<bool> {
         self.prob1 = self.p_b();
         self.prob = self.corrected(self.prob1, size);
@@ -260,7 +265,7 @@ impl RedGate {
         size: u32,
         now: SimTime,
         rng: &mut Rng,
-        ecn_capable: impl FnOnce() -> bool,
+        ecn_capable: impl Fn() -> bool,
     ) -> Verdict {
         let w = self.c.q_weight;
         // Steps 1–2: the estimator, with m "virtual" arrivals for the idle period.
@@ -276,7 +281,6 @@ impl RedGate {
         self.count_bytes += size as u64;
         let mut forced = false;
         let mut early = None;
-        let mut ecn_capable = Some(ecn_capable);
         if self.avg >= self.th_min && q > 1.0 {
             let limit = if self.c.gentle {
                 2.0 * self.th_max
@@ -291,8 +295,8 @@ impl RedGate {
                 self.count = 1;
                 self.count_bytes = size as u64;
                 self.old = true;
-            } else if let Some(capable) = ecn_capable.take() {
-                early = self.drop_early(size, rng, capable);
+            } else {
+                early = self.drop_early(size, rng, &ecn_capable);
             }
         } else {
             self.prob = 0.0;
@@ -307,7 +311,7 @@ impl RedGate {
         if forced {
             self.count = 0;
             self.count_bytes = 0;
-            if self.c.ecn && !self.c.harddrop && ecn_capable.take().is_some_and(|f| f()) {
+            if self.c.ecn && !self.c.harddrop && ecn_capable() {
                 return Verdict::Marked(Reason::Forced);
             }
             return Verdict::Dropped(Reason::Forced);
@@ -408,12 +412,14 @@ impl QueueDiscipline for Red {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::harness::Harness;
     use super::*;
     use crate::packet::Ecn;
 
-    fn config() -> RedConfig {
+    /// The settings the tests start from: 100 packets, thresholds 5 and 15, w_q = 1 (the
+    /// average is the queue), 8 Mb/s, 1000-byte mean packets.
+    pub(crate) fn config() -> RedConfig {
         RedConfig {
             limit: 100,
             min_th: 5.0,
