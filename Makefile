@@ -1,6 +1,6 @@
 # `make test` is the one command that runs every test; .ci/run runs it verbatim. It ends with
 # the quick benchmark, which prints its figures (docs/performance.md) and asserts no time.
-.PHONY: test
+.PHONY: test pgo
 test:
 	python3 -m pip install --quiet --editable '.[test]'
 	cargo fmt --all --check
@@ -10,3 +10,8 @@ test:
 	ruff format --check python tests bench
 	python3 -m pytest --quiet
 	python3 bench/run.py --quick --repeat 1
+
+# The core built with profile-guided optimisation, trained on the benchmarks and installed
+# (bench/pgo.py; needs `rustup component add llvm-tools`). Not part of `make test`.
+pgo:
+	python3 bench/pgo.py

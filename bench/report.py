@@ -11,13 +11,16 @@ COLUMNS = (
 )
 
 
-def history_ref(folder: Path, mode: str) -> dict | None:
-    """The most recent saved run of ``mode`` ("quick" or "full"), or None: by the time it was
-    saved, or for files from before that was recorded, by the date in their name (which sorts
-    before any time of that day). Names alone do not order runs saved on one day: the commit
-    follows the date."""
+def history_ref(folder: Path, mode: str, build: str) -> dict | None:
+    """The most recent saved run of ``mode`` ("quick" or "full") by a core built the same way
+    (``ccsim._native.build()``: a profile-guided build is compared only with another; runs
+    saved before the build was recorded were plain release builds), or None. Most recent: by
+    the time it was saved, or for files from before that was recorded, by the date in their
+    name (which sorts before any time of that day). Names alone do not order runs saved on one
+    day: the commit follows the date."""
     files = sorted(folder.glob(f"*-{mode}.json")) if folder.is_dir() else []
     runs = [json.loads(f.read_text()) | {"file": f.name} for f in files]
+    runs = [r for r in runs if r.get("build", "release") == build]
     return max(runs, key=lambda r: r.get("saved") or r["file"][:10], default=None)
 
 
@@ -43,10 +46,11 @@ def row_line(i: str, r: dict, ref: dict | None) -> str:
     )
 
 
-def print_table(rows: dict[str, dict], ref: dict | None, header: bool) -> None:
+def print_table(rows: dict[str, dict], ref: dict | None, header: str | None) -> None:
+    """Prints the rows, after a header naming the core's build if ``header`` is that build."""
     if header:
-        where = f" (vs last: {ref['file']})" if ref else " (no saved run to compare with)"
-        print(f"ccsim, median wall time{where}")
+        where = f" (vs last: {ref['file']})" if ref else " (no saved run of this build)"
+        print(f"ccsim ({header} build), median wall time{where}")
         print(COLUMNS)
     for i, r in rows.items():
         print(row_line(i, r["ccsim"], ref))

@@ -6,6 +6,7 @@
     python bench/run.py --vs-ns3         # ns-3 too on a, b, c (pip install ns3); ratios
     python bench/run.py --save           # also write bench/history/<date>-<commit>.json
     python bench/run.py --dump DIR       # write the scenarios as JSON (for run_scenario/perf)
+    python bench/pgo.py && python bench/run.py   # the same with a profile-guided build
 
 Per scenario: simulated seconds, delivered data packets, wall seconds of the run itself (the
 event loop; not building the scenario or collecting results), delivered packets per wall
@@ -14,6 +15,8 @@ scenario (per flow: that over the number of flows, links and routes included) an
 during the run (per packet in flight: the growth past the built state over the most packets in
 the network at once — an upper bound, as windows, scoreboards and the event heap grow with
 them), counted by its allocator; and the growth of the process's resident set at its peak.
+The header names how the installed core was built (release or debug, and PGO for a build by
+``bench/pgo.py``); "vs last" compares only with a saved run of a core built the same way.
 Each run is a fresh process, so peaks do not carry over. Throughput figures are medians over
 ``--repeat`` runs; the spread (min–max) is printed beside them. The last saved history file of
 the same mode is the reference for the "vs last" ratio.
@@ -174,8 +177,11 @@ def main(argv: list[str] | None = None) -> None:
         except ImportError as e:
             raise SystemExit(f"--vs-ns3 needs the ns3 package (pip install ns3): {e}") from e
 
+    from ccsim import _native
+
     mode = "quick" if args.quick else "full"
-    ref = history_ref(HERE / "history", mode)
+    build = _native.build()
+    ref = history_ref(HERE / "history", mode, build)
     rows = {}
     for i in ids:
         runs = [run_child("ccsim", i, durations[i]) for _ in range(args.repeat)]
@@ -183,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.vs_ns3:
             ns = [run_child("ns3", i, durations[i]) for _ in range(args.repeat)]
             rows[i]["ns3"] = median_of(ns)
-        print_table({i: rows[i]}, ref, header=(i == ids[0]))
+        print_table({i: rows[i]}, ref, header=build if i == ids[0] else None)
         if args.vs_ns3:
             print(compare_line(i, rows[i]["ccsim"], rows[i]["ns3"]))
         sys.stdout.flush()
@@ -192,7 +198,8 @@ def main(argv: list[str] | None = None) -> None:
         out = HERE / "history" / f"{date.today().isoformat()}-{git_commit()}-{mode}.json"
         out.parent.mkdir(exist_ok=True)
         saved = datetime.now().isoformat(timespec="seconds")
-        run = {"mode": mode, "commit": git_commit(), "saved": saved, "rows": rows}
+        run = {"mode": mode, "build": build, "commit": git_commit(), "saved": saved}
+        run["rows"] = rows
         out.write_text(json.dumps(run, indent=1))
         print(f"saved {out.relative_to(HERE.parent)}")
 

@@ -96,6 +96,27 @@ def test_the_last_saved_run_is_the_newest_not_the_last_name(tmp_path):
     save("2026-11-22-fffffff-full.json")
     save("2026-11-22-aaaaaaa-full.json", "2026-11-22T09:30:00")
     save("2026-11-22-bbbbbbb-quick.json", "2026-11-22T23:59:59")
-    assert history_ref(tmp_path, "full")["commit"] == "aaaaaaa"
-    assert history_ref(tmp_path, "quick")["commit"] == "bbbbbbb"
-    assert history_ref(tmp_path / "none", "full") is None
+    assert history_ref(tmp_path, "full", "release")["commit"] == "aaaaaaa"
+    assert history_ref(tmp_path, "quick", "release")["commit"] == "bbbbbbb"
+    assert history_ref(tmp_path / "none", "full", "release") is None
+
+
+def test_a_profile_guided_run_is_compared_only_with_another(tmp_path):
+    # A PGO build is about 1.2x faster: "vs last" across builds would report that as a change.
+    import json
+
+    from report import history_ref
+
+    def save(name, saved, build=None):
+        run = {"mode": "full", "commit": name.split("-")[3], "saved": saved, "rows": {}}
+        if build:
+            run["build"] = build
+        (tmp_path / name).write_text(json.dumps(run))
+
+    save("2026-11-20-1111111-full.json", "2026-11-20T10:00:00")  # before builds were saved
+    save("2026-11-21-2222222-full.json", "2026-11-21T10:00:00", "release, PGO")
+    save("2026-11-22-3333333-full.json", "2026-11-22T10:00:00", "debug")
+    assert history_ref(tmp_path, "full", "release")["commit"] == "1111111"
+    assert history_ref(tmp_path, "full", "release, PGO")["commit"] == "2222222"
+    assert history_ref(tmp_path, "full", "debug")["commit"] == "3333333"
+    assert history_ref(tmp_path, "full", "debug, PGO") is None

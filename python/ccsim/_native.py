@@ -32,6 +32,12 @@ def version() -> str:
     return core().version()
 
 
+def build() -> str:
+    """How the compiled core was built: "release" or "debug", with ", PGO" for a
+    profile-guided build (bench/pgo.py)."""
+    return core().build()
+
+
 def schema() -> dict[str, Any]:
     """The scenario JSON Schema, as a dict."""
     return json.loads(core().schema())

@@ -45,6 +45,12 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How the core was compiled: "release" or "debug", with ", PGO" for a profile-guided build.
+#[pyfunction]
+fn build() -> &'static str {
+    ccsim::BUILD
+}
+
 /// The scenario JSON Schema, as a JSON string.
 #[pyfunction]
 fn schema() -> String {
@@ -165,6 +171,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDic
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;

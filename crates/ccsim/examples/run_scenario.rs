@@ -7,7 +7,8 @@
 //! The second line it prints is a digest of every number in the flow and queue tables, the
 //! third the same with the event count: two builds that give the same tables digest gave the
 //! same results, which is how an optimisation is checked to change nothing (the results
-//! digest also tells whether it took as many events).
+//! digest also tells whether it took as many events). The fourth says how the core was
+//! compiled (`ccsim::BUILD`: release or debug, and whether profile-guided).
 
 use std::time::Instant;
 
@@ -65,4 +66,5 @@ fn main() {
     println!("tables digest {:016x}", digest(&words));
     words.insert(0, m.events);
     println!("results digest {:016x}", digest(&words));
+    println!("build: {}", ccsim::BUILD);
 }

@@ -24,6 +24,18 @@ pub mod trace;
 pub use scenario::ScenarioError;
 pub use sim::Simulation;
 
+/// How this core was compiled: `"release"` or `"debug"` (debug assertions on), then
+/// `", PGO"` for a profile-guided build (`bench/pgo.py`) or `", instrumented"` for the build
+/// that collects the profile. Benchmarks print it beside their figures.
+pub const BUILD: &str = match (cfg!(debug_assertions), env!("CCSIM_CODEGEN").as_bytes()) {
+    (true, b"pgo") => "debug, PGO",
+    (true, b"instrumented") => "debug, instrumented",
+    (true, _) => "debug",
+    (false, b"pgo") => "release, PGO",
+    (false, b"instrumented") => "release, instrumented",
+    (false, _) => "release",
+};
+
 /// Runs a scenario given as JSON to its end and returns its results.
 pub fn run_json(json: &str) -> Result<results::Results, ScenarioError> {
     let mut sim = scenario::load(json)?;
