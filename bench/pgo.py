@@ -147,7 +147,10 @@ def training_set() -> dict[str, dict]:
 def _run(cmd: list[str], env: dict[str, str] | None = None, what: str = "", echo=True) -> str:
     if echo:
         print(f"$ {' '.join(str(c) for c in cmd)}", flush=True)
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    except FileNotFoundError:
+        raise PgoError(f"{cmd[0]} not found: the PGO build needs Rust's toolchain") from None
     if out.returncode != 0:
         raise PgoError(f"{what or cmd[0]} failed (exit {out.returncode}):\n{out.stderr[-4000:]}")
     return out.stdout

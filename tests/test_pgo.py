@@ -109,6 +109,12 @@ def test_llvm_profdata_is_found_only_for_rustc_s_llvm(tmp_path, monkeypatch):
     assert pgo.find_profdata() == good
 
 
+def test_a_missing_tool_is_named(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(pgo.PgoError, match="rustc not found"):
+        pgo.find_profdata()
+
+
 def test_the_core_says_how_it_was_built():
     assert _native.build() in {"release", "debug", "release, PGO", "debug, PGO"}
 
