@@ -23,11 +23,13 @@ size as if it were cold: the benchmark scenarios shortened, every scenario file 
 with a duration (in full: the paper reproductions run these; the two NDCA files take most of
 the training's 15 s), and a small dumbbell once for every congestion control, loss
 recovery, slow start, queue discipline, loss process and defaults profile the scenario schema
-lists, with every time series recorded. A kind the schema gains without a training example
-here is an error (and `tests/test_pgo.py` fails), not a silent gap.
+lists, with every time series recorded. The kinds are read from the schema, so a new one is
+trained without an edit; a new loss process needs its example parameters in LOSS_EXAMPLES,
+and without them this is an error (and `tests/test_pgo.py` fails), not a silent gap.
 
-Needs `llvm-profdata` of the LLVM that rustc uses (`rustup component add llvm-tools`, or
-LLVM_PROFDATA naming one). Not part of the default install, CI or `make test`.
+Run it after installing ccsim (`pip install -e .`; the training set comes from the installed
+core's schema). Needs `llvm-profdata` of the LLVM that rustc uses (`rustup component add
+llvm-tools`, or LLVM_PROFDATA naming one). Not part of the default install, CI or `make test`.
 """
 
 from __future__ import annotations
@@ -81,9 +83,16 @@ def _kinds(defs: dict, name: str) -> list[str]:
 
 
 def _schema() -> dict:
-    from ccsim import _native
+    """The scenario schema's definitions, from the installed core (the kinds to train)."""
+    try:
+        from ccsim import _native
 
-    return _native.schema()["$defs"]
+        return _native.schema()["$defs"]
+    except ImportError as e:
+        raise PgoError(
+            f"ccsim is not installed ({e}); install it first (`pip install -e .`, as `make "
+            "test` does): the training set is read from its scenario schema"
+        ) from None
 
 
 def _variant(name: str, **tcp: Any) -> dict:

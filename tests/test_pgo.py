@@ -115,6 +115,15 @@ def test_a_missing_tool_is_named(monkeypatch):
         pgo.find_profdata()
 
 
+def test_without_an_installed_core_it_says_to_install_first(monkeypatch):
+    def missing():
+        raise ImportError("ccsim's compiled core (ccsim._core) is not available")
+
+    monkeypatch.setattr(_native, "schema", missing)
+    with pytest.raises(pgo.PgoError, match="install it first"):
+        pgo.training_set()
+
+
 def test_the_core_says_how_it_was_built():
     assert _native.build() in {"release", "debug", "release, PGO", "debug, PGO"}
 
