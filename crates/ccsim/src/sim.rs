@@ -250,10 +250,11 @@ impl Simulation {
     }
 
     /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
-    /// An express direction is fed if, over the paths of every flow's packets (data and, for
-    /// TCP, ACKs), every packet that enters it came over an express direction with a
-    /// propagation delay of at least a nanosecond (so that a packet handed on always reaches
-    /// the node after the feeder knew of it): none starts at its near node.
+    /// A direction is fed if, over the paths of every flow's packets (data and, for TCP,
+    /// ACKs), every packet that enters it came over an express direction with a propagation
+    /// delay of at least a nanosecond (so that a packet handed on always reaches the node after
+    /// the feeder knew of it): none starts at its near node. Only an express direction can
+    /// feed (it knows when a packet leaves as it takes it); a fed one may be on either path.
     pub fn set_cut_through(&mut self, on: bool) {
         for l in &mut self.links {
             l.clear_cut_through();
@@ -273,7 +274,7 @@ impl Simulation {
                     u.is_express() && u.delay >= SimTime(1)
                 }
             };
-            if !self.links[d].is_express() || !group.iter().all(feeder) {
+            if !group.iter().all(feeder) {
                 continue;
             }
             self.links[d].set_fed();
@@ -355,7 +356,7 @@ impl Simulation {
     #[inline(always)]
     fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
         let link = &mut self.links[l as usize];
-        if let Some(at) = link.offer_through(t, now, true, &mut self.arena, &mut self.drops) {
+        if let Some(at) = link.offer_through(t, now, &mut self.arena, &mut self.drops) {
             if let Some(ev) = self.links[d as usize].push_inbound(at, l, t) {
                 self.events.schedule(ev, Event::Arrive(d));
             }
@@ -366,6 +367,10 @@ impl Simulation {
     /// if `exclusive`), each offered at its own time, in order; it hands on those whose next
     /// direction is fed too.
     fn pull(&mut self, d: u32, upto: SimTime, exclusive: bool) {
+        if !self.links[d as usize].is_express() {
+            self.pull_general(d, upto, exclusive);
+            return;
+        }
         while let Some((at, t)) = self.links[d as usize].take_inbound(upto, exclusive) {
             match self.fed_next(d, t.dst) {
                 Some(e) => {
@@ -378,10 +383,19 @@ impl Simulation {
                     // It arrives at the far node: the arrival event, armed after the pull,
                     // covers it.
                     let link = &mut self.links[d as usize];
-                    link.offer_through(t, at, false, &mut self.arena, &mut self.drops);
+                    link.take_in(t, at, &mut self.arena, &mut self.drops);
                 }
             }
         }
+        self.free_drops();
+    }
+
+    /// `pull` for a fed direction on the general path (`net/general.rs`), which hands nothing on.
+    #[inline(never)]
+    fn pull_general(&mut self, d: u32, upto: SimTime, exclusive: bool) {
+        let watch = watch(self.watch_queues, &mut self.rec, d);
+        let link = &mut self.links[d as usize];
+        link.take_in_general(upto, exclusive, &mut self.arena, &mut self.drops, watch);
         self.free_drops();
     }
 

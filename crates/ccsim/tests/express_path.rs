@@ -3,6 +3,7 @@
 //! `net/link.rs`) against forwarding each packet by an event: the same scenario run every way must give
 //! identical results, to the last counter and series point. Only the number of events differs
 //! (the express path schedules none for packets the wire loses, cut-through none at relays).
+//! CoDel, PIE and FQ-CoDel keep the general path, but cut-through feeds them too.
 
 mod common;
 
@@ -263,4 +264,63 @@ fn red_in_byte_mode_on_a_lossy_relay_with_mixed_packet_sizes() {
         col("drops_aqm") > 0 && col("drops_loss") > 0,
         "RED and the wire drop"
     );
+}
+
+#[test]
+fn aqm_bottlenecks_fed_by_express_access_links_decide_as_with_forwarding_events() {
+    // CoDel, PIE and FQ-CoDel stay on the general path but are fed by the access links
+    // (`net/general.rs`): each must take the same packets at the same times, in the same
+    // order, as forwarding events would have offered them. ECN and Not-ECT flows, a CBR flow,
+    // wire loss on the bottleneck, and the ACKs' way back through the same discipline.
+    let flows = [
+        bulk_flows(2, r#""cc":"cubic","ecn":true"#),
+        r#"{"kind":"tcp","name":"plain","src":"s2","dst":"d2","start":0.3,"tcp":{"recovery":"newreno"}}"#.to_string(),
+        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"4Mbps","packet_size":300,"start":1}"#.to_string(),
+    ]
+    .join(",");
+    let trace = r#""series":["cwnd","queue","queue_bytes","sojourn"],"interval":"5ms""#;
+    for queue in [
+        r#"{"kind":"codel","ecn":true,"limit":60}"#,
+        r#"{"kind":"pie","ecn":true,"limit":60}"#,
+        r#"{"kind":"fq_codel","ecn":true,"limit":60}"#,
+    ] {
+        let mut json = dumbbell("linux", 4, "20Mbps", 10.0, queue, 12.0, &flows, trace);
+        json = json.replace(
+            &format!(r#""queue":{queue}"#),
+            &format!(r#""queue":{queue},"loss":{{"kind":"bernoulli","p":0.002}}"#),
+        );
+        assert!(json.contains("bernoulli"), "{queue}: loss not set");
+        assert_same(&json);
+        let (r, d) = run_fed(&json, "left", "right", false);
+        let col = |n| r.queues.u64s(n)[d];
+        assert!(
+            col("marks") > 0 && col("drops_loss") > 0,
+            "{queue}: marks and loses"
+        );
+    }
+}
+
+#[test]
+fn fq_codel_fed_by_access_links_of_unequal_delays() {
+    // Packets reach the FQ-CoDel router out of the order they were sent in (access links of
+    // 1, 7 and 3 ms): the fed direction takes them by time, and at equal times in the order
+    // the engine would have forwarded them.
+    let json = r#"{"name":"t","duration":10,"seed":5,"defaults":"linux",
+        "topology":{"kind":"explicit",
+          "nodes":["h0","h1","h2","r1","r2"],
+          "links":[
+            {"name":"a0","a":"h0","b":"r1","rate":"200Mbps","delay":"1ms"},
+            {"name":"a1","a":"h1","b":"r1","rate":"200Mbps","delay":"7ms"},
+            {"name":"a2","a":"h2","b":"r1","rate":"100Mbps","delay":"3ms"},
+            {"name":"m","a":"r1","b":"r2","rate":"15Mbps","delay":"4ms",
+             "queue":{"kind":"fq_codel","limit":40,"ecn":false}}]},
+        "flows":[
+            {"kind":"tcp","name":"f0","src":"h0","dst":"r2","tcp":{"cc":"cubic","recovery":"sack"}},
+            {"kind":"tcp","name":"f1","src":"h1","dst":"r2","start":0.3},
+            {"kind":"tcp","name":"f2","src":"h2","dst":"r2","start":0.6,"tcp":{"recovery":"newreno"}},
+            {"kind":"cbr","name":"u","src":"h1","dst":"r2","rate":"3Mbps","packet_size":200,"start":2}],
+        "trace":{"series":["cwnd","queue","queue_bytes","sojourn"],"interval":"3ms"}}"#;
+    assert_same(json);
+    let (r, d) = run_fed(json, "r1", "r2", false);
+    assert!(r.queues.u64s("drops_aqm")[d] + r.queues.u64s("drops_overflow")[d] > 0);
 }

@@ -6,9 +6,16 @@
 //! `advance(now)` — before taking a new packet or handing one over. DropTail and RED
 //! directions take the express path instead (`fifo.rs`) unless queue changes are traced as
 //! they happen.
+//!
+//! A general direction can be fed (cut-through, `link.rs`): express directions hand it
+//! their packets with the times they reach the node, into `inbound`, and it offers each at its
+//! own time whenever it is next touched, in order, replaying its transmitter up to that time
+//! first, as an event at the node would have. What it cannot do is feed: it learns when a
+//! packet leaves only as it replays the transmitter.
 
 use std::collections::VecDeque;
 
+use super::inbound::Inbound;
 use super::link::{LinkStats, QueueWatch, Transit, Wire};
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
@@ -35,6 +42,8 @@ pub struct General {
     pub(super) stats: LinkStats,
     /// When the queue-length integrals were last brought up to date.
     last_change: SimTime,
+    /// Packets handed on to a fed direction, not yet offered (cut-through, `link.rs`).
+    pub(super) inbound: Inbound,
 }
 
 /// What a discipline works with besides its queue: its random stream, and where it reports
@@ -87,6 +96,7 @@ impl General {
             last_sojourn: SimTime::ZERO,
             stats: LinkStats::default(),
             last_change: SimTime::ZERO,
+            inbound: Inbound::default(),
         }
     }
 
@@ -95,9 +105,13 @@ impl General {
         (self.queue, self.side.rng)
     }
 
-    /// Packets held: queued, on the transmitter and propagating.
+    /// Packets held: on their way in (fed), queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
-        self.queue.len_packets() as u64 + self.tx.is_some() as u64 + self.pipe.len() as u64
+        let inbound = self.inbound.len() as u64;
+        inbound
+            + self.queue.len_packets() as u64
+            + self.tx.is_some() as u64
+            + self.pipe.len() as u64
     }
 
     #[inline]
@@ -119,8 +133,26 @@ impl General {
         now: SimTime,
         drops: &mut Vec<PktId>,
         w: &mut Wire,
-        mut watch: Option<QueueWatch>,
+        watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
+        if self.take(t, arena, now, drops, w, watch) {
+            self.arm_arrival(w)
+        } else {
+            None
+        }
+    }
+
+    /// Offers a packet at `now` without arming the arrival event (a fed direction taking in
+    /// its inbound packets arms it afterwards): whether the queue took it.
+    pub fn take(
+        &mut self,
+        t: Transit,
+        arena: &mut PacketArena,
+        now: SimTime,
+        drops: &mut Vec<PktId>,
+        w: &mut Wire,
+        mut watch: Option<QueueWatch>,
+    ) -> bool {
         let pkt = t.pkt;
         self.advance(arena, now, drops, w, watch.as_mut());
         self.account(now);
@@ -134,7 +166,7 @@ impl General {
                 count_drop(&mut self.stats, r);
                 drops.push(pkt);
                 self.report(now, watch.as_mut());
-                return None;
+                return false;
             }
             Verdict::Marked(r) => {
                 debug_assert!(arena.get(pkt).ecn.capable(), "marked a Not-ECT packet");
@@ -150,7 +182,7 @@ impl General {
             self.start_next(arena, now, drops, w);
         }
         self.report(now, watch.as_mut());
-        self.arm_arrival(w)
+        true
     }
 
     /// Starts serialising the next packet at `now`, if the queue has one.
@@ -227,13 +259,26 @@ impl General {
         w.rec.changed(SeriesName::Sojourn, w.id, at, sojourn);
     }
 
-    /// The arrival event to schedule, if none is pending and a packet is on its way: the head
-    /// of the delay line, else the end of the current transmission plus the delay.
+    /// The arrival event to schedule, if none is pending and it is needed (`next_event`).
     fn arm_arrival(&mut self, w: &mut Wire) -> Option<SimTime> {
-        w.arm(|w| match self.pipe.front() {
+        w.arm(|w| self.next_event(w.delay))
+    }
+
+    /// When the arrival event is next needed: the head of the delay line, else the end of the
+    /// current transmission plus the delay; or, if sooner, the first inbound packet's arrival
+    /// at the node plus the delay. No packet taken in at `at` can reach the far node, or change
+    /// a decision whose packet does, sooner than that: the discipline decides on it at `at` at
+    /// the earliest, and what it then sends is one serialisation and the delay away.
+    pub(super) fn next_event(&self, delay: SimTime) -> Option<SimTime> {
+        let own = match self.pipe.front() {
             Some(&(t, _)) => Some(t),
-            None => self.tx.map(|tx| tx.done + w.delay),
-        })
+            None => self.tx.map(|tx| tx.done + delay),
+        };
+        let Some((at, _)) = self.inbound.first() else {
+            return own;
+        };
+        let inbound = at + delay;
+        Some(own.map_or(inbound, |o| o.min(inbound)))
     }
 
     /// See `LinkDir::arrive`.

@@ -80,8 +80,10 @@ impl Late {
 
 impl Inbound {
     /// Adds a packet reaching the node at `at` over direction `feeder`. Returns whether it is
-    /// now the first to reach the node.
-    #[inline]
+    /// now the first to reach the node. Inlined into the express direction's push, which runs
+    /// for nearly every packet at a merge (left to the compiler, it stops inlining it once a
+    /// second caller exists: +3 % instructions on H).
+    #[inline(always)]
     pub fn push(&mut self, at: SimTime, feeder: u32, t: Transit) -> bool {
         let item = Item { at, feeder, t };
         let in_order = match self.run.back() {
@@ -147,7 +149,9 @@ impl Inbound {
     }
 
     /// Takes the first packet if it reaches the node by `upto` (before it, if `exclusive`).
-    #[inline]
+    /// Inlined into the express direction's pull, where it runs for every packet taken in (as
+    /// `push`).
+    #[inline(always)]
     pub fn take_until(&mut self, upto: SimTime, exclusive: bool) -> Option<(SimTime, Transit)> {
         let due = |at: SimTime| at < upto || (!exclusive && at == upto);
         if self.late.is_empty() || !self.first_is_late() {

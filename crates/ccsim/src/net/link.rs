@@ -25,6 +25,12 @@
 //! its line or of its inbound list, whichever comes first; a packet pushed to the front of
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
 //! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
+//!
+//! A direction on the general path (CoDel, PIE, FQ-CoDel, or a traced queue) can be fed too:
+//! it takes its inbound packets in the same way, each offered at its own time after replaying
+//! its transmitter up to then, and arms its event for the first inbound packet's arrival plus
+//! the delay at the latest (`general.rs`). It cannot feed: it learns when a packet leaves only
+//! by replaying the transmitter, so the directions after it are reached by events.
 
 use super::express_red::ExpressRed;
 use super::fifo::{FifoLine, Offered};
@@ -265,9 +271,8 @@ impl LinkDir {
         self.feeds = false;
     }
 
-    /// Makes an express direction fed (cut-through); call before any packet is offered.
+    /// Makes the direction fed (cut-through); call before any packet is offered.
     pub fn set_fed(&mut self) {
-        debug_assert!(self.is_express(), "only express directions are fed");
         self.fed = true;
     }
 
@@ -386,21 +391,19 @@ impl LinkDir {
         g.offer(t, arena, now, drops, &mut w, watch)
     }
 
-    /// Offers a packet at `now` without arming the arrival event (express only): one to be
-    /// handed on (`pass`) to a direction this one feeds, or one taken from the inbound list
-    /// (the caller arms the event afterwards). Returns when it reaches the far node, unless
-    /// the queue drops it or the wire loses it; a packet passed on belongs to the next
-    /// direction from then on (`push_inbound`). `arena` is read only where RED may mark.
+    /// Offers a packet at `now` to be handed on to a direction this one feeds (express only),
+    /// without arming the arrival event. Returns when it reaches the far node (the next
+    /// direction's near node), unless the queue drops it or the wire loses it; from then on it
+    /// belongs to the next direction (`push_inbound`). `arena` is read only where RED may mark.
     #[inline]
     pub fn offer_through(
         &mut self,
         t: Transit,
         now: SimTime,
-        pass: bool,
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        match self.enqueue_express(t, now, pass, arena, drops) {
+        match self.enqueue_express(t, now, true, arena, drops) {
             Offered::Arrives(at) => Some(at),
             Offered::Dropped | Offered::Lost => None,
         }
@@ -411,8 +414,9 @@ impl LinkDir {
     /// the pending one.
     #[inline]
     pub fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
-        let Path::Express(f) = &mut self.path else {
-            unreachable!("only express directions are fed");
+        let f = match &mut self.path {
+            Path::Express(f) => f,
+            Path::General(_) => return self.push_inbound_general(at, feeder, t),
         };
         if !f.inbound.push(at, feeder, t) {
             // Behind the first: it cannot reach the far node, or the next one, earlier.
@@ -426,13 +430,69 @@ impl LinkDir {
         self.arm_express(Some(next))
     }
 
+    /// `push_inbound` for a fed direction on the general path (`general.rs`).
+    #[inline(never)]
+    fn push_inbound_general(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
+        let Path::General(g) = &mut self.path else {
+            unreachable!("called for the general path");
+        };
+        if !g.inbound.push(at, feeder, t) {
+            return None;
+        }
+        let next = g.next_event(self.delay)?;
+        if self.arrival_event.get().is_some_and(|p| p <= next) {
+            return None;
+        }
+        self.arrival_event = OptTime::of(Some(next));
+        Some(next)
+    }
+
     /// Takes the first packet of the inbound list if it reaches the near node by `upto`
     /// (before it, if `exclusive`), to be offered at that time.
+    /// (Express path; the general path's is `take_in_general`.)
     #[inline]
     pub fn take_inbound(&mut self, upto: SimTime, exclusive: bool) -> Option<(SimTime, Transit)> {
         match &mut self.path {
             Path::Express(f) => f.inbound.take_until(upto, exclusive),
             Path::General(_) => None,
+        }
+    }
+
+    /// Offers a packet taken from the inbound list at `at`, when it reached the near node,
+    /// without arming the arrival event (the caller's event, or the pending one, covers it:
+    /// `sim.rs`, `pull`). Express path.
+    #[inline]
+    pub fn take_in(
+        &mut self,
+        t: Transit,
+        at: SimTime,
+        arena: &mut PacketArena,
+        drops: &mut Vec<PktId>,
+    ) {
+        self.enqueue_express(t, at, false, arena, drops);
+    }
+
+    /// A fed direction on the general path takes in, each at its own time and in order, the
+    /// packets that reach its near node by `upto` (before it, if `exclusive`), without arming
+    /// its arrival event (as `take_in`); queue changes go to `watch` as they happen. None of
+    /// them is handed on: a general direction does not feed.
+    pub fn take_in_general(
+        &mut self,
+        upto: SimTime,
+        exclusive: bool,
+        arena: &mut PacketArena,
+        drops: &mut Vec<PktId>,
+        mut watch: Option<QueueWatch>,
+    ) {
+        let (Path::General(g), mut w) = self.split() else {
+            unreachable!("called for the general path");
+        };
+        while let Some((at, t)) = g.inbound.take_until(upto, exclusive) {
+            let watch = watch.as_mut().map(|q| QueueWatch {
+                rec: q.rec,
+                id: q.id,
+            });
+            g.take(t, arena, at, drops, &mut w, watch);
         }
     }
 
@@ -514,7 +574,7 @@ impl LinkDir {
     pub fn inbound_ahead(&self, i: usize) -> Option<Transit> {
         match &self.path {
             Path::Express(f) => f.inbound.ahead(i),
-            Path::General(_) => None,
+            Path::General(g) => g.inbound.ahead(i),
         }
     }
 

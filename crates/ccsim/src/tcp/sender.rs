@@ -456,6 +456,9 @@ impl Sender {
         self.trace(io);
     }
 
+    /// Takes an RTT sample (every ACK that gives one: inlined into `on_new_ack`, where the
+    /// compiler's choice moves with unrelated changes, a call per ACK when it declines).
+    #[inline(always)]
     pub(super) fn rtt_sample(&mut self, r: SimTime, io: &mut Io) {
         self.rtt.sample(r);
         self.st.srtt = self.rtt.srtt();
