@@ -75,7 +75,7 @@ impl End {
 fn plan_ends(sim: &Simulation) -> Vec<End> {
     // Per flow, the first and last direction of its path out and of its path back.
     let mut paths: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sim.flows.len()];
-    sim.walk_paths(|i, prev, l| {
+    sim.walk_paths(|i, prev, l, _| {
         if prev == ORIGIN {
             paths[i].push((l, l));
         }

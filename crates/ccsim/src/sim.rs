@@ -76,6 +76,8 @@ pub struct Simulation {
     bin_mark: Vec<u64>,
     out: Vec<Packet>,
     drops: Vec<PktId>,
+    /// Packets a general-path direction handed on, while they go to the fed directions.
+    handed: Vec<(SimTime, Transit)>,
     /// Endpoints' buffer while they handle a packet (`Io::scratch`).
     scratch: Vec<(u64, u64)>,
     /// Queue series are recorded on change: links report every change as it happens.
@@ -130,6 +132,7 @@ impl Simulation {
             bin_mark: Vec::new(),
             out: Vec::new(),
             drops: Vec::new(),
+            handed: Vec::new(),
             scratch: Vec::new(),
             watch_queues: false,
             ends: Vec::new(),
@@ -225,6 +228,7 @@ impl Simulation {
                 if let Some(t) = next {
                     self.events.schedule(t, Event::Arrive(l));
                 }
+                self.hand_on(l);
                 self.free_drops();
                 if let Some(t) = p {
                     let node = self.links[l as usize].to;
@@ -251,10 +255,11 @@ impl Simulation {
 
     /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
     /// A direction is fed if, over the paths of every flow's packets (data and, for TCP,
-    /// ACKs), every packet that enters it came over an express direction with a propagation
-    /// delay of at least a nanosecond (so that a packet handed on always reaches the node after
-    /// the feeder knew of it): none starts at its near node. Only an express direction can
-    /// feed (it knows when a packet leaves as it takes it); a fed one may be on either path.
+    /// ACKs), every packet that enters it came over another direction with a propagation delay
+    /// of at least a nanosecond (so that a packet handed on always reaches the node after the
+    /// feeder knew of it): none starts at its near node. Either path feeds and is fed: an
+    /// express feeder hands a packet on as it takes it, a general one as the packet leaves
+    /// (`net/general.rs`; not where queue changes are traced as they happen).
     pub fn set_cut_through(&mut self, on: bool) {
         for l in &mut self.links {
             l.clear_cut_through();
@@ -263,15 +268,18 @@ impl Simulation {
             return;
         }
         let mut edges = Vec::new();
-        self.walk_paths(|_, prev, l| edges.push((l, prev)));
+        self.walk_paths(|_, prev, l, _| edges.push((l, prev)));
         edges.sort_unstable();
         edges.dedup();
+        // A general-path feeder's queue changes, traced as they happen, would be recorded in
+        // another order across directions (the same per direction): only untraced ones feed.
+        let general_feeds = !self.watch_queues;
         for group in edges.chunk_by(|a, b| a.0 == b.0) {
             let d = group[0].0 as usize;
             let feeder = |&(_, u): &(u32, u32)| {
                 u != ORIGIN && {
                     let u = &self.links[u as usize];
-                    u.is_express() && u.delay >= SimTime(1)
+                    (u.is_express() || general_feeds) && u.delay >= SimTime(1)
                 }
             };
             if !group.iter().all(feeder) {
@@ -279,15 +287,33 @@ impl Simulation {
             }
             self.links[d].set_fed();
             for &(_, u) in group {
-                self.links[u as usize].feeds = true;
+                let u = &mut self.links[u as usize];
+                u.feeds = u.is_express();
             }
+        }
+        // A general-path feeder hands on the packets of every destination whose next
+        // direction is fed (`net/general.rs`).
+        let mut hands = Vec::new();
+        self.walk_paths(|_, prev, l, dst| {
+            if prev != ORIGIN
+                && self.links[l as usize].fed
+                && !self.links[prev as usize].is_express()
+            {
+                hands.push((prev, dst));
+            }
+        });
+        hands.sort_unstable();
+        hands.dedup();
+        for group in hands.chunk_by(|a, b| a.0 == b.0) {
+            let dsts = group.iter().map(|&(_, dst)| dst).collect();
+            self.links[group[0].0 as usize].set_hand_on(dsts);
         }
     }
 
-    /// Calls `visit(flow, previous, link)` for every link direction on the paths of every
-    /// flow's packets (data and, for TCP, ACKs), in path order; `previous` is the direction the
-    /// packet came over, or `ORIGIN` at the first hop.
-    pub(crate) fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32)) {
+    /// Calls `visit(flow, previous, link, destination)` for every link direction on the paths
+    /// of every flow's packets (data and, for TCP, ACKs), in path order; `previous` is the
+    /// direction the packet came over, or `ORIGIN` at the first hop.
+    pub(crate) fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32, u32)) {
         for (i, (f, info)) in self.flows.iter().zip(&self.info).enumerate() {
             let back = matches!(f, FlowSlot::Tcp(_)).then_some((info.dst, info.src));
             for (src, dst) in std::iter::once((info.src, info.dst)).chain(back) {
@@ -295,7 +321,7 @@ impl Simulation {
                 while node != dst {
                     let l = self.routes.next_hop(node, dst);
                     debug_assert_ne!(l, NO_ROUTE);
-                    visit(i, prev, l);
+                    visit(i, prev, l, dst);
                     prev = l;
                     node = self.links[l as usize].to;
                 }
@@ -309,7 +335,7 @@ impl Simulation {
     fn longest_round_trip(&self) -> SimTime {
         // Nanoseconds, saturating: a slow link with a long queue can exceed u64 on paper.
         let mut rtt = vec![0u64; self.flows.len()];
-        self.walk_paths(|i, _, l| {
+        self.walk_paths(|i, _, l, _| {
             let link = &self.links[l as usize];
             let tx = link.rate.tx_time(1500).as_nanos();
             let queue = link.queue_limit_packets().min(100_000) as u64;
@@ -337,7 +363,39 @@ impl Simulation {
         if let Some(at) = link.offer(t, &mut self.arena, now, &mut self.drops, watch) {
             self.events.schedule(at, Event::Arrive(l));
         }
+        self.hand_on(l);
         self.free_drops();
+    }
+
+    /// Hands the packets a general-path direction `l` handed on as they left (`net/general.rs`)
+    /// to the fed directions after it; call after every call that may replay its transmitter.
+    #[inline(always)]
+    fn hand_on(&mut self, l: u32) {
+        if self.links[l as usize].has_handed() {
+            self.hand_on_slow(l);
+        }
+    }
+
+    #[inline(never)]
+    fn hand_on_slow(&mut self, l: u32) {
+        let mut buf = std::mem::take(&mut self.handed);
+        self.links[l as usize].take_handed(&mut buf);
+        let node = self.links[l as usize].to;
+        for &(at, t) in &buf {
+            // Armed a nanosecond before the packet on the transmitter could reach the node,
+            // the direction hands each packet on before it gets there.
+            debug_assert!(at > self.now, "handed on too late");
+            let e = self.routes.next_hop(node, t.dst);
+            debug_assert!(
+                self.links[e as usize].fed,
+                "handed on to a direction not fed"
+            );
+            if let Some(ev) = self.links[e as usize].push_inbound(at, l, t) {
+                self.events.schedule(ev, Event::Arrive(e));
+            }
+        }
+        buf.clear();
+        self.handed = buf;
     }
 
     /// The direction after `l` towards `dst`, if `l` hands its packets on to it (cut-through).
@@ -396,6 +454,7 @@ impl Simulation {
         let watch = watch(self.watch_queues, &mut self.rec, d);
         let link = &mut self.links[d as usize];
         link.take_in_general(upto, exclusive, &mut self.arena, &mut self.drops, watch);
+        self.hand_on(d);
         self.free_drops();
     }
 
@@ -411,6 +470,7 @@ impl Simulation {
             }
             let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);
             self.links[l].advance(&mut self.arena, now, &mut self.drops, watch.as_mut());
+            self.hand_on(l as u32);
         }
         self.free_drops();
     }

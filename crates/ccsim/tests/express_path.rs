@@ -3,7 +3,7 @@
 //! `net/link.rs`) against forwarding each packet by an event: the same scenario run every way must give
 //! identical results, to the last counter and series point. Only the number of events differs
 //! (the express path schedules none for packets the wire loses, cut-through none at relays).
-//! CoDel, PIE and FQ-CoDel keep the general path, but cut-through feeds them too.
+//! CoDel, PIE and FQ-CoDel keep the general path, but cut-through feeds them, and they feed.
 
 mod common;
 
@@ -297,6 +297,9 @@ fn aqm_bottlenecks_fed_by_express_access_links_decide_as_with_forwarding_events(
             col("marks") > 0 && col("drops_loss") > 0,
             "{queue}: marks and loses"
         );
+        // The bottleneck hands its packets on to the receivers' access links as they leave.
+        let sim = ccsim::scenario::load(&json).unwrap();
+        assert!(sim.links[direction(&sim, "right", "d0")].fed, "{queue}");
     }
 }
 
@@ -323,4 +326,30 @@ fn fq_codel_fed_by_access_links_of_unequal_delays() {
     assert_same(json);
     let (r, d) = run_fed(json, "r1", "r2", false);
     assert!(r.queues.u64s("drops_aqm")[d] + r.queues.u64s("drops_overflow")[d] > 0);
+}
+
+#[test]
+fn a_codel_first_hop_feeds_the_link_after_it() {
+    // n0 -> n1 -> n2: the first hop runs CoDel (the general path) and takes its packets from
+    // the senders at n0, so nothing but its own events and those offers touch it; it hands
+    // its packets on to the DropTail hop after it as they leave (`net/general.rs`), each before
+    // it reaches n1. The other way, the DropTail hop feeds the CoDel one, which delivers.
+    let json = r#"{"name":"t","duration":15,"seed":4,"defaults":"linux",
+        "topology":{"kind":"chain","links":[
+            {"rate":"20Mbps","delay":"3ms","queue":{"kind":"codel","limit":40,"ecn":true},
+             "loss":{"kind":"bernoulli","p":0.002}},
+            {"rate":"8Mbps","delay":"10ms","queue":{"kind":"droptail","limit":20}}]},
+        "flows":[
+            {"kind":"tcp","name":"a","src":"n0","dst":"n2","tcp":{"cc":"cubic","ecn":true}},
+            {"kind":"tcp","name":"b","src":"n0","dst":"n2","start":0.5,"tcp":{"recovery":"newreno"}},
+            {"kind":"tcp","name":"back","src":"n2","dst":"n0","start":1},
+            {"kind":"cbr","name":"u","src":"n0","dst":"n2","rate":"2Mbps","packet_size":400,"start":2}],
+        "trace":{"series":["cwnd","queue","sojourn"],"interval":"50ms"}}"#;
+    assert_same(json);
+    let sim = ccsim::scenario::load(json).unwrap();
+    let (first, second) = (direction(&sim, "n0", "n1"), direction(&sim, "n1", "n2"));
+    assert!(!sim.links[first].is_express() && !sim.links[first].fed);
+    assert!(sim.links[second].fed, "fed by the CoDel hop");
+    let (back1, back0) = (direction(&sim, "n2", "n1"), direction(&sim, "n1", "n0"));
+    assert!(sim.links[back0].fed && !sim.links[back0].is_express() && sim.links[back1].feeds);
 }

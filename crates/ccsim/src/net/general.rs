@@ -7,11 +7,14 @@
 //! directions take the express path instead (`fifo.rs`) unless queue changes are traced as
 //! they happen.
 //!
-//! A general direction can be fed (cut-through, `link.rs`): express directions hand it
-//! their packets with the times they reach the node, into `inbound`, and it offers each at its
-//! own time whenever it is next touched, in order, replaying its transmitter up to that time
-//! first, as an event at the node would have. What it cannot do is feed: it learns when a
-//! packet leaves only as it replays the transmitter.
+//! A general direction can be fed (cut-through, `link.rs`): feeding directions hand it their
+//! packets with the times they reach the node, into `inbound`, and it offers each at its own
+//! time whenever it is next touched, in order, replaying its transmitter up to that time
+//! first, as an event at the node would have. It can feed too (`hand_on`), though it learns
+//! when a packet leaves only as it replays the transmitter: a packet for a fed direction goes
+//! to `hand_on` instead of the delay line as it leaves, for the simulation to hand on after
+//! the call, and the direction's event is armed a nanosecond before the packet on the
+//! transmitter could reach the next node, so that it is handed on before it gets there.
 
 use std::collections::VecDeque;
 
@@ -44,6 +47,27 @@ pub struct General {
     last_change: SimTime,
     /// Packets handed on to a fed direction, not yet offered (cut-through, `link.rs`).
     pub(super) inbound: Inbound,
+    /// Where a feeding direction's packets for fed directions go as they leave.
+    pub(super) hand_on: Option<Box<HandOn>>,
+}
+
+/// The destinations whose packets a feeding general direction hands on (those whose next
+/// direction is fed), and the packets it handed on since the simulation last took them.
+pub(super) struct HandOn {
+    /// Sorted.
+    dsts: Box<[u32]>,
+    pub(super) out: Vec<(SimTime, Transit)>,
+}
+
+impl HandOn {
+    pub(super) fn new(mut dsts: Vec<u32>) -> HandOn {
+        dsts.sort_unstable();
+        dsts.dedup();
+        HandOn {
+            dsts: dsts.into_boxed_slice(),
+            out: Vec::new(),
+        }
+    }
 }
 
 /// What a discipline works with besides its queue: its random stream, and where it reports
@@ -97,6 +121,7 @@ impl General {
             stats: LinkStats::default(),
             last_change: SimTime::ZERO,
             inbound: Inbound::default(),
+            hand_on: None,
         }
     }
 
@@ -225,7 +250,8 @@ impl General {
             }
             let at = tx.done;
             self.tx = None;
-            let size = arena.get(tx.pkt).size;
+            let p = arena.get(tx.pkt);
+            let (size, dst) = (p.size, p.dst);
             self.stats.busy += at - tx.start;
             self.stats.departures += 1;
             self.stats.bytes_departed += size as u64;
@@ -234,10 +260,20 @@ impl General {
                 l.drops += lost as u64;
                 lost
             });
-            if lost {
-                drops.push(tx.pkt);
-            } else {
-                self.pipe.push_back((at + w.delay, tx.pkt));
+            let reach = at + w.delay;
+            match &mut self.hand_on {
+                _ if lost => drops.push(tx.pkt),
+                Some(h) if h.dsts.binary_search(&dst).is_ok() => {
+                    h.out.push((
+                        reach,
+                        Transit {
+                            pkt: tx.pkt,
+                            size,
+                            dst,
+                        },
+                    ));
+                }
+                _ => self.pipe.push_back((reach, tx.pkt)),
             }
             self.start_next(arena, at, drops, w);
             self.report(at, watch.as_deref_mut());
@@ -264,20 +300,26 @@ impl General {
         w.arm(|w| self.next_event(w.delay))
     }
 
-    /// When the arrival event is next needed: the head of the delay line, else the end of the
-    /// current transmission plus the delay; or, if sooner, the first inbound packet's arrival
-    /// at the node plus the delay. No packet taken in at `at` can reach the far node, or change
-    /// a decision whose packet does, sooner than that: the discipline decides on it at `at` at
-    /// the earliest, and what it then sends is one serialisation and the delay away.
+    /// When the arrival event is next needed: the head of the delay line, or the end of the
+    /// current transmission plus the delay (a nanosecond less if the direction feeds, to hand
+    /// the packet on before it reaches the next node); or, if sooner, the first inbound
+    /// packet's arrival at the node plus the delay (less the same nanosecond). No packet taken
+    /// in at `at` can reach the far node, or change a decision whose packet does, sooner than
+    /// that: the discipline decides on it at `at` at the earliest, and what it then sends is at
+    /// least a serialisation and the delay away. (Planning gives feeders a delay of at least a
+    /// nanosecond.)
     pub(super) fn next_event(&self, delay: SimTime) -> Option<SimTime> {
-        let own = match self.pipe.front() {
-            Some(&(t, _)) => Some(t),
-            None => self.tx.map(|tx| tx.done + delay),
+        let reach = delay - SimTime(self.hand_on.is_some() as u64);
+        let pipe = self.pipe.front().map(|&(t, _)| t);
+        let tx = self.tx.map(|tx| tx.done + reach);
+        let own = match (pipe, tx) {
+            (Some(p), Some(t)) => Some(p.min(t)),
+            (p, t) => p.or(t),
         };
         let Some((at, _)) = self.inbound.first() else {
             return own;
         };
-        let inbound = at + delay;
+        let inbound = at + reach;
         Some(own.map_or(inbound, |o| o.min(inbound)))
     }
 

@@ -34,7 +34,7 @@
 
 use super::express_red::ExpressRed;
 use super::fifo::{FifoLine, Offered};
-use super::general::General;
+use super::general::{General, HandOn};
 use super::loss::{LossModel, WireLoss};
 use crate::packet::{PacketArena, PktId};
 use crate::queue::{DropTail, Queue, QueueDiscipline, Red};
@@ -156,7 +156,8 @@ pub struct LinkDir {
     pub to: u32,
     /// Whether other directions hand this one all its packets (cut-through).
     pub fed: bool,
-    /// Whether this direction hands packets on to directions that are fed.
+    /// Whether this direction hands packets on to directions that are fed, deciding per packet
+    /// as it offers it (express path; a general one hands on as packets leave, `general.rs`).
     pub feeds: bool,
     /// Whether an express offer consults `rare`: the wire can lose a packet, or RED decides
     /// (`gated`). One byte, because every offer tests it: testing the pointer instead took
@@ -269,6 +270,40 @@ impl LinkDir {
     pub fn clear_cut_through(&mut self) {
         self.fed = false;
         self.feeds = false;
+        if let Path::General(g) = &mut self.path {
+            g.hand_on = None;
+        }
+    }
+
+    /// Makes a direction on the general path feed the fed directions after it, for packets to
+    /// `dsts` (`general.rs`); call before any packet is offered. (An express direction feeds
+    /// through `feeds`, deciding per packet as it offers it.)
+    pub fn set_hand_on(&mut self, dsts: Vec<u32>) {
+        let Path::General(g) = &mut self.path else {
+            unreachable!("express directions feed through `feeds`");
+        };
+        g.hand_on = Some(Box::new(HandOn::new(dsts)));
+    }
+
+    /// Whether this general-path direction handed packets on since `take_handed` last took
+    /// them (`sim.rs` hands them to the fed directions after every call that may have).
+    #[inline(always)]
+    pub fn has_handed(&self) -> bool {
+        match &self.path {
+            Path::Express(_) => false,
+            Path::General(g) => g.hand_on.as_ref().is_some_and(|h| !h.out.is_empty()),
+        }
+    }
+
+    /// Swaps the packets this general-path direction handed on (each with the time it reaches
+    /// the next node) into `buf`, which must be empty; the direction keeps `buf`'s capacity.
+    pub fn take_handed(&mut self, buf: &mut Vec<(SimTime, Transit)>) {
+        debug_assert!(buf.is_empty());
+        if let Path::General(g) = &mut self.path {
+            if let Some(h) = &mut g.hand_on {
+                std::mem::swap(&mut h.out, buf);
+            }
+        }
     }
 
     /// Makes the direction fed (cut-through); call before any packet is offered.
