@@ -26,11 +26,12 @@
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
 //! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
 //!
-//! A direction on the general path (CoDel, PIE, FQ-CoDel, or a traced queue) can be fed too:
-//! it takes its inbound packets in the same way, each offered at its own time after replaying
-//! its transmitter up to then, and arms its event for the first inbound packet's arrival plus
-//! the delay at the latest (`general.rs`). It cannot feed: it learns when a packet leaves only
-//! by replaying the transmitter, so the directions after it are reached by events.
+//! A direction on the general path (CoDel, PIE, FQ-CoDel) is fed in the same way: it takes its
+//! inbound packets each at its own time, after replaying its transmitter up to then, and arms
+//! its event for the first inbound packet's arrival plus the delay at the latest. It feeds
+//! too, though it learns when a packet leaves only by replaying the transmitter: it hands a
+//! packet on as it leaves, and arms its event a nanosecond before the packet on the
+//! transmitter could reach the next node (`general.rs`, `HandOn`).
 
 use super::express_red::ExpressRed;
 use super::fifo::{FifoLine, Offered};
