@@ -152,8 +152,8 @@ impl Simulation {
             for l in &mut sim.links {
                 l.use_express();
             }
-            sim.set_cut_through(true);
         }
+        sim.set_cut_through(true);
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         let prefetching = worth_prefetching(&sim);
         sim.set_prefetching(prefetching);
@@ -259,7 +259,9 @@ impl Simulation {
     /// of at least a nanosecond (so that a packet handed on always reaches the node after the
     /// feeder knew of it): none starts at its near node. Either path feeds and is fed: an
     /// express feeder hands a packet on as it takes it, a general one as the packet leaves
-    /// (`net/general.rs`; not where queue changes are traced as they happen).
+    /// (`net/general.rs`). Queue changes traced as they happen (every direction general) are
+    /// recorded at the same times with the same values direction by direction; only the order
+    /// in which different directions' records interleave in a series may differ.
     pub fn set_cut_through(&mut self, on: bool) {
         for l in &mut self.links {
             l.clear_cut_through();
@@ -271,15 +273,12 @@ impl Simulation {
         self.walk_paths(|_, prev, l, _| edges.push((l, prev)));
         edges.sort_unstable();
         edges.dedup();
-        // A general-path feeder's queue changes, traced as they happen, would be recorded in
-        // another order across directions (the same per direction): only untraced ones feed.
-        let general_feeds = !self.watch_queues;
         for group in edges.chunk_by(|a, b| a.0 == b.0) {
             let d = group[0].0 as usize;
             let feeder = |&(_, u): &(u32, u32)| {
                 u != ORIGIN && {
                     let u = &self.links[u as usize];
-                    (u.is_express() || general_feeds) && u.delay >= SimTime(1)
+                    u.delay >= SimTime(1)
                 }
             };
             if !group.iter().all(feeder) {

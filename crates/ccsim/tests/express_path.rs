@@ -353,3 +353,74 @@ fn a_codel_first_hop_feeds_the_link_after_it() {
     let (back1, back0) = (direction(&sim, "n2", "n1"), direction(&sim, "n1", "n0"));
     assert!(sim.links[back0].fed && !sim.links[back0].is_express() && sim.links[back1].feeds);
 }
+
+/// Each id's points of a series, in the order recorded.
+fn by_id(s: &ccsim::trace::Series) -> std::collections::BTreeMap<u32, Vec<(u64, u64)>> {
+    let mut out = std::collections::BTreeMap::<u32, Vec<(u64, u64)>>::new();
+    for ((&t, &id), &v) in s.time.iter().zip(&s.id).zip(&s.value) {
+        out.entry(id).or_default().push((t, v.to_bits()));
+    }
+    out
+}
+
+#[test]
+fn queue_changes_traced_as_they_happen_are_the_same_with_cut_through() {
+    // Tracing queue changes as they happen keeps every direction on the general path, which
+    // then feeds and is fed: every direction's records are the same points, in the same order;
+    // only how different directions' records interleave in a series may differ.
+    let flows = [
+        bulk_flows(3, r#""cc":"cubic","ecn":true"#),
+        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"3Mbps","packet_size":300,"start":1}"#.to_string(),
+    ]
+    .join(",");
+    let trace = r#""series":["cwnd","queue","queue_bytes","avg_queue","sojourn"]"#;
+    for queue in [
+        r#"{"kind":"droptail","limit":30}"#,
+        r#"{"kind":"red","ecn":true,"limit":40}"#,
+        r#"{"kind":"codel","ecn":true,"limit":40}"#,
+    ] {
+        let json = dumbbell("linux", 4, "20Mbps", 10.0, queue, 10.0, &flows, trace);
+        let run = |cut: bool| {
+            let mut sim = ccsim::scenario::load(&json).unwrap();
+            assert!(
+                sim.links.iter().all(|l| !l.is_express()),
+                "{queue}: traced, general"
+            );
+            sim.set_cut_through(cut);
+            assert_eq!(sim.links.iter().any(|l| l.fed), cut, "{queue}");
+            sim.run();
+            ccsim::results::collect(&mut sim)
+        };
+        let (with, without) = (run(true), run(false));
+        assert!(
+            with.meta.events < without.meta.events,
+            "{queue}: fewer events"
+        );
+        assert_same_tables(&with, &without, queue);
+        assert_eq!(with.series.len(), without.series.len());
+        // Every direction that carries packets records its queue (the CBR pair's way back
+        // carries none), RED's average too.
+        let queue_ids = |r: &Results, name| {
+            let s = &r
+                .series
+                .iter()
+                .find(|(n, _)| format!("{n:?}") == name)
+                .unwrap()
+                .1;
+            by_id(s).len()
+        };
+        let busy = with
+            .queues
+            .u64s("arrivals")
+            .iter()
+            .filter(|&&a| a > 0)
+            .count();
+        assert_eq!(queue_ids(&with, "Queue"), busy);
+        if queue.contains("red") {
+            assert!(queue_ids(&with, "AvgQueue") > 0, "RED's average recorded");
+        }
+        for ((n, a), (_, b)) in with.series.iter().zip(&without.series) {
+            assert_eq!(by_id(a), by_id(b), "{queue}: series {n:?} differs");
+        }
+    }
+}
