@@ -95,9 +95,9 @@ def _schema() -> dict:
         ) from None
 
 
-def _variant(name: str, **tcp: Any) -> dict:
-    """A small dumbbell (4 TCP pairs and one CBR pair at 100 Mb/s, 5 s) recording every time
-    series; ``tcp`` settings go to every TCP flow."""
+def _variant(name: str, series: list[str], **tcp: Any) -> dict:
+    """A small dumbbell (4 TCP pairs and one CBR pair at 100 Mb/s, 5 s) recording ``series``;
+    ``tcp`` settings go to every TCP flow."""
     d = ccsim_scenario(replace(SCENARIOS["b"], flows=5, duration_s=5.0))
     d["name"] = f"train-{name}"
     tcp_flows = d["flows"][:4]
@@ -106,7 +106,7 @@ def _variant(name: str, **tcp: Any) -> dict:
     d["flows"] = tcp_flows + [
         {"kind": "cbr", "name": "cbr", "src": "s4", "dst": "d4", "rate": "5Mbps", "start": "1s"}
     ]
-    d["trace"] = {"series": _kinds(_schema(), "SeriesName")}
+    d["trace"] = {"series": series}
     return d
 
 
@@ -115,6 +115,7 @@ def training_set() -> dict[str, dict]:
     from ccsim.scenario import load
 
     defs = _schema()
+    series = _kinds(defs, "SeriesName")  # every one, in every variant
     out: dict[str, dict] = {}
     for i, secs in BENCH_TRAINING.items():
         bench = (SCENARIOS | AQM_SCENARIOS)[i]
@@ -125,13 +126,13 @@ def training_set() -> dict[str, dict]:
             continue  # a sweep file: its base scenario is another file
         out[f"file-{path.stem}"] = d
     for cc in _kinds(defs, "CcSpec"):
-        out[f"cc-{cc}"] = _variant(f"cc-{cc}", cc=cc)
+        out[f"cc-{cc}"] = _variant(f"cc-{cc}", series, cc=cc)
     for rec in _kinds(defs, "Recovery"):
-        out[f"recovery-{rec}"] = _variant(f"recovery-{rec}", cc="reno", recovery=rec)
+        out[f"recovery-{rec}"] = _variant(f"recovery-{rec}", series, cc="reno", recovery=rec)
     for ss in _kinds(defs, "SlowStartSpec"):
-        out[f"slow-start-{ss}"] = _variant(f"slow-start-{ss}", cc="reno", slow_start=ss)
+        out[f"slow-start-{ss}"] = _variant(f"slow-start-{ss}", series, cc="reno", slow_start=ss)
     for q in _kinds(defs, "QueueSpec"):
-        d = _variant(f"queue-{q}", ecn=True)
+        d = _variant(f"queue-{q}", series, ecn=True)
         queue = {"kind": q} | ({} if q == "droptail" else {"ecn": True})
         d["topology"]["bottleneck"]["queue"] = queue
         d["trace"]["interval"] = "10ms"
@@ -142,11 +143,11 @@ def training_set() -> dict[str, dict]:
                 f"loss kind {loss!r} has no training example: add one to LOSS_EXAMPLES in "
                 "bench/pgo.py"
             )
-        d = _variant(f"loss-{loss}")
+        d = _variant(f"loss-{loss}", series)
         d["topology"]["bottleneck"]["loss"] = {"kind": loss} | LOSS_EXAMPLES[loss]
         out[f"loss-{loss}"] = d
     for profile in _kinds(defs, "Profile"):
-        d = _variant(f"profile-{profile}")
+        d = _variant(f"profile-{profile}", series)
         d["defaults"] = profile
         d["topology"]["bottleneck"]["queue"] = {"kind": "red"}  # byte-mode RED under ns2
         out[f"profile-{profile}"] = d

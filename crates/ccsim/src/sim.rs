@@ -447,7 +447,8 @@ impl Simulation {
         self.free_drops();
     }
 
-    /// `pull` for a fed direction on the general path (`net/general.rs`), which hands nothing on.
+    /// `pull` for a fed direction on the general path (`net/general.rs`): it hands packets on
+    /// as they leave, not as they come in.
     #[inline(never)]
     fn pull_general(&mut self, d: u32, upto: SimTime, exclusive: bool) {
         let watch = watch(self.watch_queues, &mut self.rec, d);

@@ -60,6 +60,17 @@ fn run_fed(json: &str, a: &str, b: &str, feeds: bool) -> (Results, usize) {
     (ccsim::results::collect(&mut sim), d)
 }
 
+/// Flows for a 4-pair dumbbell sharing one AQM: two ECN-capable CUBIC flows, a Not-ECT
+/// NewReno one, and 4 Mb/s of CBR in 300-byte packets.
+fn mixed_flows() -> String {
+    [
+        bulk_flows(2, r#""cc":"cubic","ecn":true"#),
+        r#"{"kind":"tcp","name":"plain","src":"s2","dst":"d2","start":0.3,"tcp":{"recovery":"newreno"}}"#.to_string(),
+        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"4Mbps","packet_size":300,"start":1}"#.to_string(),
+    ]
+    .join(",")
+}
+
 fn assert_same(json: &str) {
     let g = run_with(json, Mode::General);
     let e = run_with(json, Mode::Express);
@@ -223,12 +234,7 @@ fn red_marks_and_drops_at_a_fed_bottleneck_as_on_the_general_path() {
     // RED with ECN (forced decisions mark too), its average sampled: ECN and Not-ECT flows
     // share the bottleneck, which is fed by the access links and feeds the receivers' ones.
     let queue = r#"{"kind":"red","mode":"packets","min_th":5,"max_th":15,"q_weight":0.02,"limit":40,"gentle":true,"ecn":true,"harddrop":false}"#;
-    let flows = [
-        bulk_flows(2, r#""cc":"cubic","ecn":true"#),
-        r#"{"kind":"tcp","name":"plain","src":"s2","dst":"d2","start":0.3,"tcp":{"recovery":"newreno"}}"#.to_string(),
-        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"4Mbps","packet_size":300,"start":1}"#.to_string(),
-    ]
-    .join(",");
+    let flows = mixed_flows();
     let trace = r#""series":["cwnd","queue","avg_queue","sojourn"],"interval":"5ms""#;
     let json = dumbbell("linux", 4, "20Mbps", 10.0, queue, 15.0, &flows, trace);
     assert_same(&json);
@@ -272,12 +278,7 @@ fn aqm_bottlenecks_fed_by_express_access_links_decide_as_with_forwarding_events(
     // (`net/general.rs`): each must take the same packets at the same times, in the same
     // order, as forwarding events would have offered them. ECN and Not-ECT flows, a CBR flow,
     // wire loss on the bottleneck, and the ACKs' way back through the same discipline.
-    let flows = [
-        bulk_flows(2, r#""cc":"cubic","ecn":true"#),
-        r#"{"kind":"tcp","name":"plain","src":"s2","dst":"d2","start":0.3,"tcp":{"recovery":"newreno"}}"#.to_string(),
-        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"4Mbps","packet_size":300,"start":1}"#.to_string(),
-    ]
-    .join(",");
+    let flows = mixed_flows();
     let trace = r#""series":["cwnd","queue","queue_bytes","sojourn"],"interval":"5ms""#;
     for queue in [
         r#"{"kind":"codel","ecn":true,"limit":60}"#,
@@ -368,11 +369,7 @@ fn queue_changes_traced_as_they_happen_are_the_same_with_cut_through() {
     // Tracing queue changes as they happen keeps every direction on the general path, which
     // then feeds and is fed: every direction's records are the same points, in the same order;
     // only how different directions' records interleave in a series may differ.
-    let flows = [
-        bulk_flows(3, r#""cc":"cubic","ecn":true"#),
-        r#"{"kind":"cbr","name":"u","src":"s3","dst":"d3","rate":"3Mbps","packet_size":300,"start":1}"#.to_string(),
-    ]
-    .join(",");
+    let flows = mixed_flows();
     let trace = r#""series":["cwnd","queue","queue_bytes","avg_queue","sojourn"]"#;
     for queue in [
         r#"{"kind":"droptail","limit":30}"#,

@@ -459,7 +459,13 @@ impl LinkDir {
             return None;
         }
         let next = self.next_event_express()?;
-        // A pending event that is later goes stale (`event_due`).
+        self.arm_if_sooner(next)
+    }
+
+    /// Arms the arrival event for `next` (time, packet) unless the pending one is as soon; a
+    /// pending event that is later goes stale (`event_due`). Returns the time to schedule.
+    #[inline(always)]
+    fn arm_if_sooner(&mut self, next: (SimTime, PktId)) -> Option<SimTime> {
         if self.arrival_event.get().is_some_and(|p| p <= next.0) {
             return None;
         }
@@ -476,11 +482,8 @@ impl LinkDir {
             return None;
         }
         let next = g.next_event(self.delay)?;
-        if self.arrival_event.get().is_some_and(|p| p <= next) {
-            return None;
-        }
-        self.arrival_event = OptTime::of(Some(next));
-        Some(next)
+        // The packet is a prefetching hint only (`arriving_hint`).
+        self.arm_if_sooner((next, t.pkt))
     }
 
     /// Takes the first packet of the inbound list if it reaches the near node by `upto`
@@ -510,8 +513,8 @@ impl LinkDir {
 
     /// A fed direction on the general path takes in, each at its own time and in order, the
     /// packets that reach its near node by `upto` (before it, if `exclusive`), without arming
-    /// its arrival event (as `take_in`); queue changes go to `watch` as they happen. None of
-    /// them is handed on: a general direction does not feed.
+    /// its arrival event (as `take_in`); queue changes go to `watch` as they happen. What
+    /// leaves meanwhile for a fed direction waits for `take_handed`.
     pub fn take_in_general(
         &mut self,
         upto: SimTime,
