@@ -83,7 +83,7 @@ impl Simulation {
     /// Simulated seconds the run lasts.
     #[getter]
     fn duration(&self) -> f64 {
-        self.sim.end.as_secs_f64()
+        self.sim.end().as_secs_f64()
     }
 
     /// Simulated seconds reached so far.

@@ -284,7 +284,7 @@ pub fn collect(sim: &mut Simulation) -> Results {
     let meta = Meta {
         name: sim.name.clone(),
         seed: sim.seed,
-        duration_s: sim.end.as_secs_f64(),
+        duration_s: sim.end().as_secs_f64(),
         events: sim.events_processed(),
         packets_injected: sim.counters.injected,
         packets_consumed: sim.counters.consumed,

@@ -10,7 +10,7 @@ use crate::ahead::{worth_prefetching, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
-use crate::net::link::{LinkDir, QueueWatch, Transit};
+use crate::net::link::{Fed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
@@ -55,7 +55,9 @@ pub struct Simulation {
     pub name: String,
     pub seed: u64,
     pub now: SimTime,
-    pub end: SimTime,
+    /// The end of the run, fixed when it is built: direct hand-ins take only packets due by
+    /// then (`LinkDir::hand_in`).
+    end: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     pub names: Naming,
@@ -92,6 +94,14 @@ pub struct Simulation {
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
 pub(crate) const ORIGIN: u32 = u32::MAX;
+
+/// The series that read link directions' queues.
+const QUEUE_SERIES: [SeriesName; 4] = [
+    SeriesName::Queue,
+    SeriesName::QueueBytes,
+    SeriesName::AvgQueue,
+    SeriesName::Sojourn,
+];
 
 /// Where link direction `l` reports queue changes, if queue series are recorded on change
 /// (`on`); a free function so that it borrows only the recorder.
@@ -138,15 +148,8 @@ impl Simulation {
             ends: Vec::new(),
             prefetching: false,
         };
-        sim.watch_queues = sim.rec.interval.is_none()
-            && [
-                SeriesName::Queue,
-                SeriesName::QueueBytes,
-                SeriesName::AvgQueue,
-                SeriesName::Sojourn,
-            ]
-            .iter()
-            .any(|s| sim.rec.wants(*s));
+        sim.watch_queues =
+            sim.rec.interval.is_none() && QUEUE_SERIES.iter().any(|s| sim.rec.wants(*s));
         // Queue changes recorded as they happen need the general path's dequeue steps.
         if !sim.watch_queues {
             for l in &mut sim.links {
@@ -188,6 +191,11 @@ impl Simulation {
         self.now = self.now.max(t);
     }
 
+    /// When the run ends.
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
     pub fn run(&mut self) {
         self.run_until(self.end);
     }
@@ -219,7 +227,8 @@ impl Simulation {
                 if !link.event_due(now) {
                     return; // made stale by an earlier one (`net/link.rs`)
                 }
-                if link.fed {
+                // A direct one has nothing to take in by `now` (`LinkDir::hand_in`).
+                if link.fed == Fed::Inbound {
                     self.pull(l, now, false);
                 }
                 let watch = watch(self.watch_queues, &mut self.rec, l);
@@ -261,7 +270,9 @@ impl Simulation {
     /// express feeder hands a packet on as it takes it, a general one as the packet leaves
     /// (`net/general.rs`). Queue changes traced as they happen (every direction general) are
     /// recorded at the same times with the same values direction by direction; only the order
-    /// in which different directions' records interleave in a series may differ.
+    /// in which different directions' records interleave in a series may differ. A fed
+    /// direction with one feeder takes packets straight onto its line where it can
+    /// (`Fed::Direct`).
     pub fn set_cut_through(&mut self, on: bool) {
         for l in &mut self.links {
             l.clear_cut_through();
@@ -290,12 +301,25 @@ impl Simulation {
                 u.feeds = u.is_express();
             }
         }
+        // A fed direction with one feeder takes its packets straight onto its line, unless
+        // queues are sampled: a sample reads a line before packets offered ahead reach it
+        // (`LinkDir::hand_in`).
+        let sampled =
+            self.rec.interval.is_some() && QUEUE_SERIES.iter().any(|s| self.rec.wants(*s));
+        if !sampled {
+            for group in edges.chunk_by(|a, b| a.0 == b.0) {
+                let d = &mut self.links[group[0].0 as usize];
+                if group.len() == 1 && d.can_take_direct() {
+                    d.set_direct();
+                }
+            }
+        }
         // A general-path feeder hands on the packets of every destination whose next
         // direction is fed (`net/general.rs`).
         let mut hands = Vec::new();
         self.walk_paths(|_, prev, l, dst| {
             if prev != ORIGIN
-                && self.links[l as usize].fed
+                && self.links[l as usize].is_fed()
                 && !self.links[prev as usize].is_express()
             {
                 hands.push((prev, dst));
@@ -386,10 +410,11 @@ impl Simulation {
             debug_assert!(at > self.now, "handed on too late");
             let e = self.routes.next_hop(node, t.dst);
             debug_assert!(
-                self.links[e as usize].fed,
+                self.links[e as usize].is_fed(),
                 "handed on to a direction not fed"
             );
-            if let Some(ev) = self.links[e as usize].push_inbound(at, l, t) {
+            let (arena, drops) = (&mut self.arena, &mut self.drops);
+            if let Some(ev) = self.links[e as usize].hand_in(at, l, t, self.end, arena, drops) {
                 self.events.schedule(ev, Event::Arrive(e));
             }
         }
@@ -405,16 +430,16 @@ impl Simulation {
             return None;
         }
         let d = self.routes.next_hop(link.to, dst);
-        self.links[d as usize].fed.then_some(d)
+        self.links[d as usize].is_fed().then_some(d)
     }
 
     /// Offers a packet to link direction `l` at `now`, which hands it on to `d`
     /// (cut-through); the caller frees the drops.
     #[inline(always)]
     fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
-        let link = &mut self.links[l as usize];
-        if let Some(at) = link.offer_through(t, now, &mut self.arena, &mut self.drops) {
-            if let Some(ev) = self.links[d as usize].push_inbound(at, l, t) {
+        let (arena, drops) = (&mut self.arena, &mut self.drops);
+        if let Some(at) = self.links[l as usize].offer_through(t, now, arena, drops) {
+            if let Some(ev) = self.links[d as usize].hand_in(at, l, t, self.end, arena, drops) {
                 self.events.schedule(ev, Event::Arrive(d));
             }
         }
@@ -465,7 +490,7 @@ impl Simulation {
         for l in 0..self.links.len() {
             // What a fed direction takes in by now changes nothing downstream before now
             // (`net/link.rs`): the order of directions does not matter.
-            if self.links[l].fed {
+            if self.links[l].fed == Fed::Inbound {
                 self.pull(l as u32, now, instant_begins);
             }
             let mut watch = watch(self.watch_queues, &mut self.rec, l as u32);

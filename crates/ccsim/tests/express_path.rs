@@ -7,6 +7,7 @@
 
 mod common;
 
+use ccsim::net::link::Fed;
 use ccsim::results::Results;
 use common::{assert_same_tables, bulk_flows, dumbbell, one_flow};
 
@@ -27,10 +28,10 @@ fn run_with(json: &str, mode: Mode) -> Results {
         }
     }
     sim.set_cut_through(mode == Mode::CutThrough);
-    let fed = sim.links.iter().filter(|l| l.fed);
+    let fed = sim.links.iter().filter(|l| l.is_fed());
     assert_eq!(fed.count() > 0, mode == Mode::CutThrough, "{mode:?}");
     // Check conservation part-way, when packets are queued and on the wire on every path.
-    sim.run_until(ccsim::time::SimTime(sim.end.0 / 2));
+    sim.run_until(ccsim::time::SimTime(sim.end().0 / 2));
     let c = sim.counters;
     assert_eq!(
         c.injected,
@@ -55,7 +56,7 @@ fn direction(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> usize {
 fn run_fed(json: &str, a: &str, b: &str, feeds: bool) -> (Results, usize) {
     let mut sim = ccsim::scenario::load(json).unwrap();
     let d = direction(&sim, a, b);
-    assert!(sim.links[d].fed && sim.links[d].feeds == feeds);
+    assert!(sim.links[d].is_fed() && sim.links[d].feeds == feeds);
     sim.run();
     (ccsim::results::collect(&mut sim), d)
 }
@@ -214,14 +215,17 @@ fn merging_feeders_with_unequal_delays_and_a_chain_of_relays() {
         dir("r3", "d2"),
         dir("r3", "r2"),
     );
-    assert!(sim.links[m].fed && sim.links[m].feeds, "merge and relay");
     assert!(
-        sim.links[b].fed && sim.links[b].feeds,
+        sim.links[m].is_fed() && sim.links[m].feeds,
+        "merge and relay"
+    );
+    assert!(
+        sim.links[b].is_fed() && sim.links[b].feeds,
         "relay fed by a relay"
     );
-    assert!(sim.links[e2].fed && !sim.links[e2].feeds);
+    assert!(sim.links[e2].is_fed() && !sim.links[e2].feeds);
     assert!(
-        !sim.links[back].fed,
+        !sim.links[back].is_fed(),
         "fed in part over a link without delay"
     );
     sim.run();
@@ -300,7 +304,10 @@ fn aqm_bottlenecks_fed_by_express_access_links_decide_as_with_forwarding_events(
         );
         // The bottleneck hands its packets on to the receivers' access links as they leave.
         let sim = ccsim::scenario::load(&json).unwrap();
-        assert!(sim.links[direction(&sim, "right", "d0")].fed, "{queue}");
+        assert!(
+            sim.links[direction(&sim, "right", "d0")].is_fed(),
+            "{queue}"
+        );
     }
 }
 
@@ -349,10 +356,10 @@ fn a_codel_first_hop_feeds_the_link_after_it() {
     assert_same(json);
     let sim = ccsim::scenario::load(json).unwrap();
     let (first, second) = (direction(&sim, "n0", "n1"), direction(&sim, "n1", "n2"));
-    assert!(!sim.links[first].is_express() && !sim.links[first].fed);
-    assert!(sim.links[second].fed, "fed by the CoDel hop");
+    assert!(!sim.links[first].is_express() && !sim.links[first].is_fed());
+    assert!(sim.links[second].is_fed(), "fed by the CoDel hop");
     let (back1, back0) = (direction(&sim, "n2", "n1"), direction(&sim, "n1", "n0"));
-    assert!(sim.links[back0].fed && !sim.links[back0].is_express() && sim.links[back1].feeds);
+    assert!(sim.links[back0].is_fed() && !sim.links[back0].is_express() && sim.links[back1].feeds);
 }
 
 /// Each id's points of a series, in the order recorded.
@@ -384,7 +391,7 @@ fn queue_changes_traced_as_they_happen_are_the_same_with_cut_through() {
                 "{queue}: traced, general"
             );
             sim.set_cut_through(cut);
-            assert_eq!(sim.links.iter().any(|l| l.fed), cut, "{queue}");
+            assert_eq!(sim.links.iter().any(|l| l.is_fed()), cut, "{queue}");
             sim.run();
             ccsim::results::collect(&mut sim)
         };
@@ -419,5 +426,69 @@ fn queue_changes_traced_as_they_happen_are_the_same_with_cut_through() {
         for ((n, a), (_, b)) in with.series.iter().zip(&without.series) {
             assert_eq!(by_id(a), by_id(b), "{queue}: series {n:?} differs");
         }
+    }
+}
+
+/// The fed role of the direction `a -> b`.
+fn role(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> Fed {
+    sim.links[direction(sim, a, b)].fed
+}
+
+#[test]
+fn last_hops_fed_by_one_direction_take_packets_straight_onto_their_lines() {
+    // n0 -> n1 -> n2 -> n3, each hop slower than the last: n2 -> n3, fed only by the hop
+    // before it, feeding none and with a short queue, offers each packet to its line as soon
+    // as it is handed on, for the time it reaches n2 (`Fed::Direct`), and drops some of them
+    // then. The other way, n1 -> n0 does the same with the ACKs and a flow's data. The run
+    // ends while packets are on their way to both, which must neither arrive nor be counted.
+    let json = r#"{"name":"t","duration":7.3,"seed":6,"defaults":"linux",
+        "topology":{"kind":"chain","links":[
+            {"rate":"100Mbps","delay":"2ms"},
+            {"rate":"20Mbps","delay":"5ms","queue":{"kind":"droptail","limit":50}},
+            {"rate":"8Mbps","delay":"3ms","queue":{"kind":"droptail","limit":4}}]},
+        "flows":[
+            {"kind":"tcp","name":"a","src":"n0","dst":"n3","tcp":{"cc":"cubic","recovery":"sack"}},
+            {"kind":"tcp","name":"b","src":"n0","dst":"n3","start":0.5,"tcp":{"recovery":"newreno"}},
+            {"kind":"tcp","name":"back","src":"n3","dst":"n0","start":1},
+            {"kind":"cbr","name":"u","src":"n0","dst":"n3","rate":"2Mbps","packet_size":300,"start":2}]}"#;
+    assert_same(json);
+    let mut sim = ccsim::scenario::load(json).unwrap();
+    assert_eq!(role(&sim, "n2", "n3"), Fed::Direct);
+    assert_eq!(role(&sim, "n1", "n0"), Fed::Direct);
+    // Relays feed, so they keep their inbound lists.
+    assert_eq!(role(&sim, "n1", "n2"), Fed::Inbound);
+    assert_eq!(role(&sim, "n2", "n1"), Fed::Inbound);
+    sim.run();
+    let r = ccsim::results::collect(&mut sim);
+    let last = direction(&sim, "n2", "n3");
+    assert!(
+        r.queues.u64s("drops_overflow")[last] > 0,
+        "the last hop drops"
+    );
+    assert!(
+        sim.packets_in_network() > 0,
+        "the run ends with packets on the way"
+    );
+}
+
+#[test]
+fn where_queues_are_sampled_fed_directions_keep_their_inbound_lists() {
+    // A sample reads a line as it is at the sample's time, which packets offered ahead of
+    // their time would change: with queues sampled, the receivers' access links take their
+    // packets through their inbound lists, and the samples match forwarding by events. Other
+    // series leave them direct.
+    let flows = bulk_flows(3, r#""cc":"cubic""#);
+    let queue = r#"{"kind":"droptail","limit":30}"#;
+    let with = |trace: &str| dumbbell("linux", 3, "20Mbps", 10.0, queue, 6.0, &flows, trace);
+    let sampled = with(r#""series":["queue","queue_bytes","sojourn"],"interval":"1ms""#);
+    assert_same(&sampled);
+    for (json, expect) in [
+        (sampled, Fed::Inbound),
+        (with(r#""series":["cwnd"],"interval":"1ms""#), Fed::Direct),
+        (with(""), Fed::Direct),
+    ] {
+        let sim = ccsim::scenario::load(&json).unwrap();
+        assert_eq!(role(&sim, "right", "d0"), expect, "{json}");
+        assert_eq!(role(&sim, "left", "s1"), expect, "{json}");
     }
 }

@@ -434,6 +434,17 @@ impl FifoLine {
         std::mem::offset_of!(FifoLine, inbound)
     }
 
+    /// Prefetches the slot the next arrival reads and the one the next offer writes
+    /// (`prefetch.rs`).
+    #[inline(always)]
+    pub fn prefetch_ends(&self) {
+        if !self.slots.is_empty() {
+            for pos in [self.head, self.tail] {
+                crate::prefetch::lines(self.at(pos), std::mem::size_of::<Slot>());
+            }
+        }
+    }
+
     /// Waiting time of the packets still queued at `now`, for the queue-length integrals.
     pub fn waiting_integrals(&self, now: SimTime) -> (u128, u128) {
         (self.started..self.tail)

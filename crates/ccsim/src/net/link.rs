@@ -26,6 +26,11 @@
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
 //! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
 //!
+//! A fed direction with a single feeder, a plain DropTail line (no wire loss, no RED) and no
+//! direction of its own to feed — a receiver's access link after the bottleneck, a sender's on
+//! the way back — skips the inbound list: its packets come in one feeder's order, so each can
+//! go onto the line at once, for the time it will reach the node (`Fed::Direct`, `hand_in`).
+//!
 //! A direction on the general path (CoDel, PIE, FQ-CoDel) is fed in the same way: it takes its
 //! inbound packets each at its own time, after replaying its transmitter up to then, and arms
 //! its event for the first inbound packet's arrival plus the delay at the latest. It feeds
@@ -155,8 +160,9 @@ pub struct LinkDir {
     tx_time_cache: (u32, SimTime),
     pub from: u32,
     pub to: u32,
-    /// Whether other directions hand this one all its packets (cut-through).
-    pub fed: bool,
+    /// Whether other directions hand this one all its packets (cut-through), and how it takes
+    /// them in.
+    pub fed: Fed,
     /// Whether this direction hands packets on to directions that are fed, deciding per packet
     /// as it offers it (express path; a general one hands on as packets leave, `general.rs`).
     pub feeds: bool,
@@ -172,6 +178,20 @@ pub struct LinkDir {
     /// The wire's loss and RED's gate, where the direction has either.
     rare: Option<Box<Rare>>,
     path: Path,
+}
+
+/// How a direction takes the packets its feeders hand on (cut-through, `net/link.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Fed {
+    /// Not fed: packets are offered to it as they reach its near node.
+    No,
+    /// Into its inbound list, offered to its line each at its own time when it is next
+    /// touched.
+    Inbound,
+    /// Straight onto its line at the time it will reach the near node (`hand_in`): the
+    /// direction has one feeder, a plain DropTail line, and feeds none.
+    Direct,
 }
 
 /// What few directions have, boxed apart so that the others keep their four cache lines: a
@@ -201,7 +221,7 @@ impl LinkDir {
             to,
             rate,
             delay,
-            fed: false,
+            fed: Fed::No,
             feeds: false,
             rare_on_offer: loss.is_some(),
             gated: false,
@@ -269,7 +289,7 @@ impl LinkDir {
 
     /// Ends any cut-through role; call before any packet is offered.
     pub fn clear_cut_through(&mut self) {
-        self.fed = false;
+        self.fed = Fed::No;
         self.feeds = false;
         if let Path::General(g) = &mut self.path {
             g.hand_on = None;
@@ -309,7 +329,26 @@ impl LinkDir {
 
     /// Makes the direction fed (cut-through); call before any packet is offered.
     pub fn set_fed(&mut self) {
-        self.fed = true;
+        self.fed = Fed::Inbound;
+    }
+
+    /// Whether other directions hand this one all its packets (cut-through).
+    #[inline(always)]
+    pub fn is_fed(&self) -> bool {
+        self.fed != Fed::No
+    }
+
+    /// Whether a fed direction can take its packets straight onto its line (`Fed::Direct`):
+    /// an express line with no wire loss or RED in front, that feeds no other.
+    pub fn can_take_direct(&self) -> bool {
+        self.is_fed() && self.is_express() && !self.rare_on_offer && !self.feeds
+    }
+
+    /// Makes a fed direction take its packets straight onto its line; call before any packet
+    /// is offered, where `can_take_direct` and it has one feeder (`sim.rs`).
+    pub fn set_direct(&mut self) {
+        debug_assert!(self.can_take_direct());
+        self.fed = Fed::Direct;
     }
 
     /// Switches an express direction back to the general path (for tests comparing the two);
@@ -412,7 +451,10 @@ impl LinkDir {
         drops: &mut Vec<PktId>,
         watch: Option<QueueWatch>,
     ) -> Option<SimTime> {
-        debug_assert!(!self.fed, "a fed direction takes only handed-on packets");
+        debug_assert!(
+            !self.is_fed(),
+            "a fed direction takes only handed-on packets"
+        );
         if let Path::Express(_) = self.path {
             self.enqueue_express(t, now, false, arena, drops);
             if self.arrival_event.get().is_some() {
@@ -448,8 +490,39 @@ impl LinkDir {
     /// Takes a packet handed on by feeding direction `feeder`, reaching this one's near node at
     /// `at`; returns the time of an arrival event to schedule, if it needs one earlier than
     /// the pending one.
+    ///
+    /// A `Fed::Direct` direction offers it to its line at once, for time `at`, if that is by
+    /// `horizon` (the end of the run). Its one feeder hands packets on in the order they reach
+    /// the node, and nothing else offers to the line, so each offer finds the line as it would
+    /// at `at`; the packet arrives at the far node at the time the inbound list would have
+    /// given it, and a packet the queue drops is dropped now instead of at `at`. The line then
+    /// holds packets that have not reached it yet, which only a reading at a time before `at`
+    /// would see: the simulation reads a direct line's state only at the end of the run, and
+    /// plans no direct direction where queues are sampled (`sim.rs`, `set_cut_through`).
+    /// Packets due after `horizon` go to the inbound list, which the run never takes them
+    /// from: every later one is due after `horizon` too.
+    #[inline(always)]
+    pub fn hand_in(
+        &mut self,
+        at: SimTime,
+        feeder: u32,
+        t: Transit,
+        horizon: SimTime,
+        arena: &mut PacketArena,
+        drops: &mut Vec<PktId>,
+    ) -> Option<SimTime> {
+        if self.fed == Fed::Direct && at <= horizon {
+            return match self.enqueue_express(t, at, false, arena, drops) {
+                // Behind every packet on the line, it needs an event only if none is pending.
+                Offered::Arrives(arrival) => self.arm_if_sooner((arrival, t.pkt)),
+                Offered::Dropped | Offered::Lost => None,
+            };
+        }
+        self.push_inbound(at, feeder, t)
+    }
+
     #[inline]
-    pub fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
+    fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
         let f = match &mut self.path {
             Path::Express(f) => f,
             Path::General(_) => return self.push_inbound_general(at, feeder, t),
@@ -596,13 +669,17 @@ impl LinkDir {
         crate::prefetch::lines(self, std::mem::size_of::<LinkDir>());
     }
 
-    /// Prefetches the ends of a fed direction's inbound run (`prefetch.rs`); call once its
-    /// own lines are in the cache (`prefetch`).
+    /// Prefetches the ends of a fed direction's inbound run, or of its line where it takes
+    /// packets in directly (`prefetch.rs`); call once its own lines are in the cache
+    /// (`prefetch`).
     #[inline(always)]
     pub fn prefetch_inbound(&self) {
         if let Path::Express(f) = &self.path {
-            if self.fed {
-                f.inbound.prefetch();
+            match self.fed {
+                Fed::No => {}
+                Fed::Inbound => f.inbound.prefetch(),
+                // What its next offer writes and its next arrival reads.
+                Fed::Direct => f.prefetch_ends(),
             }
         }
     }
