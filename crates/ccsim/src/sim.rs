@@ -413,10 +413,7 @@ impl Simulation {
                 self.links[e as usize].is_fed(),
                 "handed on to a direction not fed"
             );
-            let (arena, drops) = (&mut self.arena, &mut self.drops);
-            if let Some(ev) = self.links[e as usize].hand_in(at, l, t, self.end, arena, drops) {
-                self.events.schedule(ev, Event::Arrive(e));
-            }
+            self.hand_to(l, e, t, at);
         }
         buf.clear();
         self.handed = buf;
@@ -439,9 +436,34 @@ impl Simulation {
     fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
         let (arena, drops) = (&mut self.arena, &mut self.drops);
         if let Some(at) = self.links[l as usize].offer_through(t, now, arena, drops) {
+            self.hand_to(l, d, t, at);
+        }
+    }
+
+    /// Hands packet `t`, which reaches fed direction `d`'s near node at `at` over direction
+    /// `l`, to `d` (`LinkDir::hand_in`). A direct direction that feeds the next one offers
+    /// it there and then and hands it on in turn, along a chain of relays that each have one
+    /// feeder; the caller frees the drops.
+    #[inline(always)]
+    fn hand_to(&mut self, mut l: u32, mut d: u32, t: Transit, mut at: SimTime) {
+        loop {
+            let link = &self.links[d as usize];
+            if link.fed == Fed::Direct && link.feeds && at <= self.end {
+                if let Some(e) = self.fed_next(d, t.dst) {
+                    let (arena, drops) = (&mut self.arena, &mut self.drops);
+                    let Some(next) = self.links[d as usize].offer_through(t, at, arena, drops)
+                    else {
+                        return;
+                    };
+                    (l, d, at) = (d, e, next);
+                    continue;
+                }
+            }
+            let (arena, drops) = (&mut self.arena, &mut self.drops);
             if let Some(ev) = self.links[d as usize].hand_in(at, l, t, self.end, arena, drops) {
                 self.events.schedule(ev, Event::Arrive(d));
             }
+            return;
         }
     }
 

@@ -435,12 +435,14 @@ fn role(sim: &ccsim::sim::Simulation, a: &str, b: &str) -> Fed {
 }
 
 #[test]
-fn last_hops_fed_by_one_direction_take_packets_straight_onto_their_lines() {
-    // n0 -> n1 -> n2 -> n3, each hop slower than the last: n2 -> n3, fed only by the hop
-    // before it, feeding none and with a short queue, offers each packet to its line as soon
-    // as it is handed on, for the time it reaches n2 (`Fed::Direct`), and drops some of them
-    // then. The other way, n1 -> n0 does the same with the ACKs and a flow's data. The run
-    // ends while packets are on their way to both, which must neither arrive nor be counted.
+fn directions_fed_by_one_direction_take_packets_straight_onto_their_lines() {
+    // n0 -> n1 -> n2 -> n3, each hop slower than the last. n2 -> n3, fed only by the hop
+    // before it and with a short queue, offers each packet to its line as soon as it is
+    // handed on, for the time it reaches n2 (`Fed::Direct`), and drops some of them then;
+    // n1 -> n2, fed only by n0 -> n1, does the same and hands each on to n2 -> n3 there and
+    // then. The other way, n2 -> n1 and n1 -> n0 do the same with the ACKs and a flow's data.
+    // The run ends while packets are on their way to them, which must neither arrive nor be
+    // counted.
     let json = r#"{"name":"t","duration":7.3,"seed":6,"defaults":"linux",
         "topology":{"kind":"chain","links":[
             {"rate":"100Mbps","delay":"2ms"},
@@ -453,11 +455,9 @@ fn last_hops_fed_by_one_direction_take_packets_straight_onto_their_lines() {
             {"kind":"cbr","name":"u","src":"n0","dst":"n3","rate":"2Mbps","packet_size":300,"start":2}]}"#;
     assert_same(json);
     let mut sim = ccsim::scenario::load(json).unwrap();
-    assert_eq!(role(&sim, "n2", "n3"), Fed::Direct);
-    assert_eq!(role(&sim, "n1", "n0"), Fed::Direct);
-    // Relays feed, so they keep their inbound lists.
-    assert_eq!(role(&sim, "n1", "n2"), Fed::Inbound);
-    assert_eq!(role(&sim, "n2", "n1"), Fed::Inbound);
+    for (a, b) in [("n1", "n2"), ("n2", "n3"), ("n2", "n1"), ("n1", "n0")] {
+        assert_eq!(role(&sim, a, b), Fed::Direct, "{a} -> {b}");
+    }
     sim.run();
     let r = ccsim::results::collect(&mut sim);
     let last = direction(&sim, "n2", "n3");
@@ -469,6 +469,49 @@ fn last_hops_fed_by_one_direction_take_packets_straight_onto_their_lines() {
         sim.packets_in_network() > 0,
         "the run ends with packets on the way"
     );
+}
+
+#[test]
+fn a_direct_relay_feeds_a_merge() {
+    // h0's packets reach r2 over r1 -> r2, a relay with one feeder (direct), and merge there
+    // with h1's into r2 -> r3 (two feeders: an inbound list), the bottleneck, which drops and
+    // feeds the receivers' access links (direct). The way back, r3 -> r2 merges the receivers'
+    // ACKs and data and feeds r2 -> r1 and r2 -> h1 (direct), and r2 -> r1 feeds r1 -> h0.
+    let json = r#"{"name":"t","duration":6.3,"seed":8,"defaults":"linux",
+        "topology":{"kind":"explicit",
+          "nodes":["h0","h1","r1","r2","r3","d0","d1"],
+          "links":[
+            {"name":"a0","a":"h0","b":"r1","rate":"100Mbps","delay":"1ms"},
+            {"name":"r","a":"r1","b":"r2","rate":"50Mbps","delay":"2ms",
+             "queue":{"kind":"droptail","limit":30}},
+            {"name":"a1","a":"h1","b":"r2","rate":"100Mbps","delay":"3ms"},
+            {"name":"m","a":"r2","b":"r3","rate":"20Mbps","delay":"5ms",
+             "queue":{"kind":"droptail","limit":20}},
+            {"name":"e0","a":"r3","b":"d0","rate":"100Mbps","delay":"1ms"},
+            {"name":"e1","a":"r3","b":"d1","rate":"100Mbps","delay":"2ms"}]},
+        "flows":[
+            {"kind":"tcp","name":"f0","src":"h0","dst":"d0","tcp":{"cc":"cubic","recovery":"sack"}},
+            {"kind":"tcp","name":"f1","src":"h1","dst":"d1","start":0.2},
+            {"kind":"tcp","name":"back","src":"d1","dst":"h0","start":0.7},
+            {"kind":"cbr","name":"u","src":"h0","dst":"d1","rate":"3Mbps","packet_size":200,"start":1}]}"#;
+    assert_same(json);
+    let mut sim = ccsim::scenario::load(json).unwrap();
+    for (a, b, expect) in [
+        ("r1", "r2", Fed::Direct),
+        ("r2", "r3", Fed::Inbound),
+        ("r3", "d0", Fed::Direct),
+        ("r3", "d1", Fed::Direct),
+        ("r3", "r2", Fed::Inbound),
+        ("r2", "r1", Fed::Direct),
+        ("r2", "h1", Fed::Direct),
+        ("r1", "h0", Fed::Direct),
+    ] {
+        assert_eq!(role(&sim, a, b), expect, "{a} -> {b}");
+    }
+    assert!(sim.links[direction(&sim, "r1", "r2")].feeds);
+    sim.run();
+    let r = ccsim::results::collect(&mut sim);
+    assert!(r.queues.u64s("drops_overflow")[direction(&sim, "r2", "r3")] > 0);
 }
 
 #[test]

@@ -26,10 +26,12 @@
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
 //! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
 //!
-//! A fed direction with a single feeder, a plain DropTail line (no wire loss, no RED) and no
-//! direction of its own to feed — a receiver's access link after the bottleneck, a sender's on
-//! the way back — skips the inbound list: its packets come in one feeder's order, so each can
-//! go onto the line at once, for the time it will reach the node (`Fed::Direct`, `hand_in`).
+//! A fed direction with a single feeder and a plain DropTail line (no wire loss, no RED) — a
+//! receiver's access link after the bottleneck, a sender's on the way back, a one-flow
+//! bottleneck, a relay in a chain — skips the inbound list: its packets come in one feeder's
+//! order, so each can go onto the line at once, for the time it will reach the node
+//! (`Fed::Direct`, `hand_in`), and a relay hands it on to the next direction there and then.
+//! Such a relay needs no event of its own.
 //!
 //! A direction on the general path (CoDel, PIE, FQ-CoDel) is fed in the same way: it takes its
 //! inbound packets each at its own time, after replaying its transmitter up to then, and arms
@@ -189,8 +191,9 @@ pub enum Fed {
     /// Into its inbound list, offered to its line each at its own time when it is next
     /// touched.
     Inbound,
-    /// Straight onto its line at the time it will reach the near node (`hand_in`): the
-    /// direction has one feeder, a plain DropTail line, and feeds none.
+    /// Straight onto its line at the time it will reach the near node (`hand_in`; a relay
+    /// hands each on in turn, `sim.rs`): the direction has one feeder and a plain DropTail
+    /// line.
     Direct,
 }
 
@@ -339,9 +342,9 @@ impl LinkDir {
     }
 
     /// Whether a fed direction can take its packets straight onto its line (`Fed::Direct`):
-    /// an express line with no wire loss or RED in front, that feeds no other.
+    /// an express line with no wire loss or RED in front.
     pub fn can_take_direct(&self) -> bool {
-        self.is_fed() && self.is_express() && !self.rare_on_offer && !self.feeds
+        self.is_fed() && self.is_express() && !self.rare_on_offer
     }
 
     /// Makes a fed direction take its packets straight onto its line; call before any packet
@@ -492,7 +495,8 @@ impl LinkDir {
     /// the pending one.
     ///
     /// A `Fed::Direct` direction offers it to its line at once, for time `at`, if that is by
-    /// `horizon` (the end of the run). Its one feeder hands packets on in the order they reach
+    /// `horizon` (the end of the run), to arrive at the far node (a relay's packets for a fed
+    /// direction are offered to be handed on instead, by the simulation). Its one feeder hands packets on in the order they reach
     /// the node, and nothing else offers to the line, so each offer finds the line as it would
     /// at `at`; the packet arrives at the far node at the time the inbound list would have
     /// given it, and a packet the queue drops is dropped now instead of at `at`. The line then
