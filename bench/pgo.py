@@ -193,7 +193,12 @@ def find_profdata() -> Path:
         if not path.is_file():
             seen.append(f"{source}: {path} does not exist")
             continue
-        got = llvm_major(_run([str(path), "--version"], what=str(path), echo=False))
+        # `merge --version`: older llvm-profdata (LLVM 14) has no top-level --version.
+        out = subprocess.run([path, "merge", "--version"], capture_output=True, text=True)
+        got = llvm_major(out.stdout) if out.returncode == 0 else None
+        if got is None:
+            seen.append(f"{source}: {path} does not say its LLVM version")
+            continue
         if want is None or got == want:
             return path
         seen.append(f"{source}: {path} is LLVM {got}")

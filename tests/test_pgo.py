@@ -104,6 +104,18 @@ def test_llvm_profdata_is_found_only_for_rustc_s_llvm(tmp_path, monkeypatch):
     with pytest.raises(pgo.PgoError, match="is LLVM 1"):
         pgo.find_profdata()
 
+    # An old llvm-profdata that answers `merge --version` only, and one that answers neither.
+    old = tmp_path / "old"
+    old.mkdir()
+    tool = _fake_profdata(old, f"{want}.0.6")
+    body = tool.read_text().removeprefix("#!/bin/sh\n")
+    tool.write_text(f'#!/bin/sh\n[ "$1" = merge ] || exit 1\n{body}')
+    monkeypatch.setenv("LLVM_PROFDATA", os.fspath(tool))
+    assert pgo.find_profdata() == tool
+    tool.write_text("#!/bin/sh\necho 'Unknown command!'\nexit 1\n")
+    with pytest.raises(pgo.PgoError, match="does not say its LLVM version"):
+        pgo.find_profdata()
+
     good = _fake_profdata(tmp_path, f"{want}.0.1-rust")
     monkeypatch.setenv("LLVM_PROFDATA", os.fspath(good))
     assert pgo.find_profdata() == good
