@@ -167,7 +167,7 @@ def _run(cmd: list[str], env: dict[str, str] | None = None, what: str = "", echo
 
 
 def llvm_major(version_text: str) -> int | None:
-    """The LLVM major version in `rustc -vV` or `llvm-profdata --version` output."""
+    """The LLVM major version in `rustc -vV` or `llvm-profdata merge --version` output."""
     m = re.search(r"LLVM version:?\s*(\d+)\.", version_text)
     return int(m.group(1)) if m else None
 

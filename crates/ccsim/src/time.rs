@@ -21,6 +21,9 @@ impl Sentinel for SimTime {
     const NONE: SimTime = SimTime::MAX;
 }
 
+/// 2^63 as a float: nanosecond counts below it convert through i64.
+const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
+
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
@@ -48,6 +51,12 @@ impl SimTime {
         // RTT sample. The cast truncates (saturating), and `x - trunc(x)` is exact for x >= 0
         // (Sterbenz), so comparing it with one half rounds exactly as `round` does.
         let x = s * 1e9;
+        // Below 2^63 the conversions go through i64, one instruction each way on x86-64
+        // (u64's take a fix-up sequence); the values, and so the result, are the same.
+        if x < I64_LIMIT {
+            let t = x as i64;
+            return SimTime((t + (x - t as f64 >= 0.5) as i64) as u64);
+        }
         let t = x as u64;
         SimTime(if x - t as f64 >= 0.5 {
             t.saturating_add(1)
@@ -58,8 +67,15 @@ impl SimTime {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    #[inline]
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
+        // Through i64 where it fits, as in `from_secs_f64`: the same value, converted cheaper.
+        let ns = if self.0 < 1 << 63 {
+            self.0 as i64 as f64
+        } else {
+            self.0 as f64
+        };
+        ns / 1e9
     }
     pub fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
@@ -141,6 +157,10 @@ mod tests {
             123.456789012345,
             1e-12,
             3e9,
+            // Either side of 2^63 ns, where the conversion changes path.
+            I64_LIMIT.next_down() / 1e9,
+            I64_LIMIT / 1e9,
+            I64_LIMIT.next_up() / 1e9,
             1e300,
             f64::INFINITY,
         ];
@@ -165,5 +185,13 @@ mod tests {
         assert_eq!(SimTime::from_secs_f64(0.02), SimTime::from_millis(20));
         assert_eq!(SimTime::from_secs_f64(-1.0), SimTime::ZERO);
         assert!((SimTime::from_millis(1500).as_secs_f64() - 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn seconds_are_the_nanoseconds_over_a_billion_on_either_side_of_2_63() {
+        let top = 1u64 << 63;
+        for ns in [0, 1, 999_999_999, top - 1025, top - 1, top, top + 1, u64::MAX] {
+            assert_eq!(SimTime(ns).as_secs_f64(), ns as f64 / 1e9, "{ns}");
+        }
     }
 }

@@ -20,9 +20,11 @@ pub struct RttEstimator {
     has_sample: bool,
     rto: SimTime,
     backoff: u32,
-    min_rto: SimTime,
+    /// The floor and the clock granularity in seconds, converted once: every sample uses
+    /// them.
+    min_rto: f64,
     max_rto: SimTime,
-    granularity: SimTime,
+    granularity: f64,
     floor: RtoFloor,
 }
 
@@ -40,16 +42,16 @@ impl RttEstimator {
             has_sample: false,
             rto: initial,
             backoff: 0,
-            min_rto,
+            min_rto: min_rto.as_secs_f64(),
             max_rto,
-            granularity,
+            granularity: granularity.as_secs_f64(),
             floor,
         }
     }
 
-    /// Takes one RTT measurement (the caller applies Karn's rule) and resets the back-off.
-    pub fn sample(&mut self, r: SimTime) {
-        let r = r.as_secs_f64();
+    /// Takes one RTT measurement, in seconds (the caller applies Karn's rule), and resets
+    /// the back-off.
+    pub fn sample(&mut self, r: f64) {
         if !self.has_sample {
             // (2.2)
             self.srtt = r;
@@ -60,8 +62,7 @@ impl RttEstimator {
             self.rttvar = (1.0 - BETA) * self.rttvar + BETA * (self.srtt - r).abs();
             self.srtt = (1.0 - ALPHA) * self.srtt + ALPHA * r;
         }
-        let g = self.granularity.as_secs_f64();
-        let min = self.min_rto.as_secs_f64();
+        let (g, min) = (self.granularity, self.min_rto);
         let rto = match self.floor {
             RtoFloor::Rto => (self.srtt + g.max(K * self.rttvar)).max(min),
             RtoFloor::Variance => self.srtt + (K * self.rttvar).max(min).max(g),
@@ -114,10 +115,10 @@ mod tests {
             RtoFloor::Rto,
         );
         assert_eq!(e.rto(), SimTime::from_secs(1)); // (2.1)
-        e.sample(ms(100));
+        e.sample(ms(100).as_secs_f64());
         // (2.2): SRTT 100 ms, RTTVAR 50 ms, RTO = 100 + 4·50 = 300 ms
         assert_eq!(e.rto(), ms(300));
-        e.sample(ms(200));
+        e.sample(ms(200).as_secs_f64());
         // (2.3): RTTVAR = 3/4·50 + 1/4·|100−200| = 62.5; SRTT = 7/8·100 + 1/8·200 = 112.5
         // RTO = 112.5 + 250 = 362.5 ms
         assert_eq!(e.rto(), SimTime::from_micros(362_500));
@@ -133,7 +134,7 @@ mod tests {
             ms(1),
             RtoFloor::Rto,
         );
-        rfc.sample(ms(40));
+        rfc.sample(ms(40).as_secs_f64());
         assert_eq!(rfc.rto(), SimTime::from_secs(1)); // 40 + 80 = 120 ms → 1 s
         let mut lnx = RttEstimator::new(
             SimTime::from_secs(1),
@@ -142,7 +143,7 @@ mod tests {
             ms(1),
             RtoFloor::Variance,
         );
-        lnx.sample(ms(40));
+        lnx.sample(ms(40).as_secs_f64());
         assert_eq!(lnx.rto(), ms(240)); // 40 + max(80, 200)
     }
 
@@ -160,7 +161,7 @@ mod tests {
         e.back_off();
         e.back_off();
         assert_eq!(e.rto(), SimTime::from_secs(5)); // capped at max_rto
-        e.sample(ms(100));
+        e.sample(ms(100).as_secs_f64());
         assert_eq!(e.rto(), ms(300));
         assert_eq!(e.backoff(), 0);
     }

@@ -460,10 +460,10 @@ impl Sender {
     /// compiler's choice moves with unrelated changes, a call per ACK when it declines).
     #[inline(always)]
     pub(super) fn rtt_sample(&mut self, r: SimTime, io: &mut Io) {
-        self.rtt.sample(r);
+        let s = r.as_secs_f64();
+        self.rtt.sample(s);
         self.st.srtt = self.rtt.srtt();
         self.st.min_rtt = self.st.min_rtt.min(r);
-        let s = r.as_secs_f64();
         let st = &mut self.stats;
         st.rtt_sum += s;
         st.rtt_n += 1;
