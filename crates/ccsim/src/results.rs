@@ -141,10 +141,8 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
         owd_mean: f64::NAN,
         owd_max: f64::NAN,
     };
-    let (owd_sum, owd_max, owd_n) = sim.flow_owd[i];
-    if owd_n > 0 {
-        row.owd_mean = owd_sum / owd_n as f64;
-        row.owd_max = owd_max;
+    if let Some((mean, max)) = sim.flow_owd[i].mean_max() {
+        (row.owd_mean, row.owd_max) = (mean, max);
     }
     let arrived = match &sim.flows[i] {
         FlowSlot::Tcp(t) => {
