@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 from pathlib import Path
 
 COLUMNS = (
@@ -11,16 +13,32 @@ COLUMNS = (
 )
 
 
-def history_ref(folder: Path, mode: str, build: str) -> dict | None:
+def machine() -> str:
+    """The processor and how many cores: two sessions' runs are comparable only on the same
+    one (machines of one class differ by 20 % and more: docs/performance.md)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    kind = ", ".join(f"{k} {fields[k]}" for k in ("cpu family", "model", "stepping") if k in fields)
+    return f"{name} ({kind}), {os.cpu_count()} cores" if kind else f"{name}, {os.cpu_count()} cores"
+
+
+def history_ref(folder: Path, mode: str, build: str, on: str) -> dict | None:
     """The most recent saved run of ``mode`` ("quick" or "full") by a core built the same way
     (``ccsim._native.build()``: a profile-guided build is compared only with another; runs
-    saved before the build was recorded were plain release builds), or None. Most recent: by
+    saved before the build was recorded were plain release builds) on the same machine
+    (``machine()``; runs saved before it was recorded match none), or None. Most recent: by
     the time it was saved, or for files from before that was recorded, by the date in their
     name (which sorts before any time of that day). Names alone do not order runs saved on one
     day: the commit follows the date."""
     files = sorted(folder.glob(f"*-{mode}.json")) if folder.is_dir() else []
     runs = [json.loads(f.read_text()) | {"file": f.name} for f in files]
-    runs = [r for r in runs if r.get("build", "release") == build]
+    runs = [r for r in runs if r.get("build", "release") == build and r.get("machine") == on]
     return max(runs, key=lambda r: r.get("saved") or r["file"][:10], default=None)
 
 
@@ -49,7 +67,7 @@ def row_line(i: str, r: dict, ref: dict | None) -> str:
 def print_table(rows: dict[str, dict], ref: dict | None, header: str | None) -> None:
     """Prints the rows, after a header naming the core's build if ``header`` is that build."""
     if header:
-        where = f" (vs last: {ref['file']})" if ref else " (no saved run of this build)"
+        where = f" (vs last: {ref['file']})" if ref else " (no saved run of this build here)"
         print(f"ccsim ({header} build), median wall time{where}")
         print(COLUMNS)
     for i, r in rows.items():

@@ -16,7 +16,8 @@ during the run (per packet in flight: the growth past the built state over the m
 the network at once — an upper bound, as windows, scoreboards and the event heap grow with
 them), counted by its allocator; and the growth of the process's resident set at its peak.
 The header names how the installed core was built (release or debug, and PGO for a build by
-``bench/pgo.py``); "vs last" compares only with a saved run of a core built the same way.
+``bench/pgo.py``) and the machine; "vs last" compares only with a saved run of a core built
+the same way on the same processor.
 Each run is a fresh process, so peaks do not carry over. Throughput figures are medians over
 ``--repeat`` runs; the spread (min–max) is printed beside them. The last saved history file of
 the same mode is the reference for the "vs last" ratio.
@@ -36,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from report import compare_line, history_ref, print_table  # noqa: E402
+from report import compare_line, history_ref, machine, print_table  # noqa: E402
 
 from scenarios import AQM_SCENARIOS, SCENARIOS, ccsim_scenario  # noqa: E402
 
@@ -181,7 +182,9 @@ def main(argv: list[str] | None = None) -> None:
 
     mode = "quick" if args.quick else "full"
     build = _native.build()
-    ref = history_ref(HERE / "history", mode, build)
+    here = machine()
+    ref = history_ref(HERE / "history", mode, build, here)
+    print(f"on {here}")
     rows = {}
     for i in ids:
         runs = [run_child("ccsim", i, durations[i]) for _ in range(args.repeat)]
@@ -198,7 +201,8 @@ def main(argv: list[str] | None = None) -> None:
         out = HERE / "history" / f"{date.today().isoformat()}-{git_commit()}-{mode}.json"
         out.parent.mkdir(exist_ok=True)
         saved = datetime.now().isoformat(timespec="seconds")
-        run = {"mode": mode, "build": build, "commit": git_commit(), "saved": saved}
+        run = {"mode": mode, "build": build, "machine": here, "commit": git_commit()}
+        run["saved"] = saved
         run["rows"] = rows
         out.write_text(json.dumps(run, indent=1))
         print(f"saved {out.relative_to(HERE.parent)}")

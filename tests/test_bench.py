@@ -87,7 +87,7 @@ def test_the_last_saved_run_is_the_newest_not_the_last_name(tmp_path):
     from report import history_ref
 
     def save(name, saved=None):
-        run = {"mode": "full", "commit": name.split("-")[3], "rows": {}}
+        run = {"mode": "full", "commit": name.split("-")[3], "machine": "m", "rows": {}}
         if saved:
             run["saved"] = saved
         (tmp_path / name).write_text(json.dumps(run))
@@ -96,9 +96,9 @@ def test_the_last_saved_run_is_the_newest_not_the_last_name(tmp_path):
     save("2026-11-22-fffffff-full.json")
     save("2026-11-22-aaaaaaa-full.json", "2026-11-22T09:30:00")
     save("2026-11-22-bbbbbbb-quick.json", "2026-11-22T23:59:59")
-    assert history_ref(tmp_path, "full", "release")["commit"] == "aaaaaaa"
-    assert history_ref(tmp_path, "quick", "release")["commit"] == "bbbbbbb"
-    assert history_ref(tmp_path / "none", "full", "release") is None
+    assert history_ref(tmp_path, "full", "release", "m")["commit"] == "aaaaaaa"
+    assert history_ref(tmp_path, "quick", "release", "m")["commit"] == "bbbbbbb"
+    assert history_ref(tmp_path / "none", "full", "release", "m") is None
 
 
 def test_a_profile_guided_run_is_compared_only_with_another(tmp_path):
@@ -109,6 +109,7 @@ def test_a_profile_guided_run_is_compared_only_with_another(tmp_path):
 
     def save(name, saved, build=None):
         run = {"mode": "full", "commit": name.split("-")[3], "saved": saved, "rows": {}}
+        run["machine"] = "m"
         if build:
             run["build"] = build
         (tmp_path / name).write_text(json.dumps(run))
@@ -116,7 +117,29 @@ def test_a_profile_guided_run_is_compared_only_with_another(tmp_path):
     save("2026-11-20-1111111-full.json", "2026-11-20T10:00:00")  # before builds were saved
     save("2026-11-21-2222222-full.json", "2026-11-21T10:00:00", "release, PGO")
     save("2026-11-22-3333333-full.json", "2026-11-22T10:00:00", "debug")
-    assert history_ref(tmp_path, "full", "release")["commit"] == "1111111"
-    assert history_ref(tmp_path, "full", "release, PGO")["commit"] == "2222222"
-    assert history_ref(tmp_path, "full", "debug")["commit"] == "3333333"
-    assert history_ref(tmp_path, "full", "debug, PGO") is None
+    assert history_ref(tmp_path, "full", "release", "m")["commit"] == "1111111"
+    assert history_ref(tmp_path, "full", "release, PGO", "m")["commit"] == "2222222"
+    assert history_ref(tmp_path, "full", "debug", "m")["commit"] == "3333333"
+    assert history_ref(tmp_path, "full", "debug, PGO", "m") is None
+
+
+def test_a_run_is_compared_only_with_one_on_the_same_machine(tmp_path):
+    # Two machines of one class differed by 1.2x on every scenario (docs/performance.md).
+    import json
+
+    from report import history_ref, machine
+
+    def save(name, saved, on=None):
+        run = {"mode": "full", "commit": name.split("-")[3], "saved": saved, "rows": {}}
+        if on:
+            run["machine"] = on
+        (tmp_path / name).write_text(json.dumps(run))
+
+    here = machine()
+    assert here and "cores" in here
+    save("2026-11-20-1111111-full.json", "2026-11-20T10:00:00")  # before machines were saved
+    save("2026-11-21-2222222-full.json", "2026-11-21T10:00:00", here)
+    save("2026-11-22-3333333-full.json", "2026-11-22T10:00:00", "another, 2 cores")
+    assert history_ref(tmp_path, "full", "release", here)["commit"] == "2222222"
+    assert history_ref(tmp_path, "full", "release", "another, 2 cores")["commit"] == "3333333"
+    assert history_ref(tmp_path, "full", "release", "a third, 2 cores") is None
