@@ -146,13 +146,13 @@ enum Path {
     Express(FifoLine),
 }
 
-/// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds
-/// what every offer and event reads (timing, the pending event, the cut-through roles, and the
-/// wire's loss and RED's gate, boxed since most directions have neither), the express line with the counters an
-/// offer updates the next three (`FifoLine`). Left to its own order the compiler spread an
-/// offer over about nine lines, which with thousands of flows were mostly misses. Four lines
-/// in all (256 bytes; 576 with the counters, loss model and name inline in 0.4.3) keep 10,000
-/// flows' links in 10.2 MB (docs/performance.md).
+/// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds what
+/// every offer and event reads (timing, the pending event, the cut-through roles, and the wire's
+/// loss and RED's gate, boxed since most directions have neither), the express line with the
+/// counters an offer updates the next three (`FifoLine`). Left to its own order the compiler spread
+/// an offer over about nine lines, which with thousands of flows were mostly misses. Four lines in
+/// all (256 bytes; 576 with the counters, loss model and name inline in 0.4.3) keep 10,000 flows'
+/// links in 10.2 MB (docs/performance.md).
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Time of the pending arrival event, if one is scheduled.
@@ -496,15 +496,15 @@ impl LinkDir {
     ///
     /// A `Fed::Direct` direction offers it to its line at once, for time `at`, if that is by
     /// `horizon` (the end of the run), to arrive at the far node (a relay's packets for a fed
-    /// direction are offered to be handed on instead, by the simulation). Its one feeder hands packets on in the order they reach
-    /// the node, and nothing else offers to the line, so each offer finds the line as it would
-    /// at `at`; the packet arrives at the far node at the time the inbound list would have
-    /// given it, and a packet the queue drops is dropped now instead of at `at`. The line then
-    /// holds packets that have not reached it yet, which only a reading at a time before `at`
-    /// would see: the simulation reads a direct line's state only at the end of the run, and
-    /// plans no direct direction where queues are sampled (`sim.rs`, `set_cut_through`).
-    /// Packets due after `horizon` go to the inbound list, which the run never takes them
-    /// from: every later one is due after `horizon` too.
+    /// direction are offered to be handed on instead, by the simulation). Its one feeder hands
+    /// packets on in the order they reach the node, and nothing else offers to the line, so each
+    /// offer finds the line as it would at `at`; the packet arrives at the far node at the time the
+    /// inbound list would have given it, and a packet the queue drops is dropped now instead of at
+    /// `at`. The line then holds packets that have not reached it yet, which only a reading at a
+    /// time before `at` would see: the simulation reads a direct line's state only at the end of
+    /// the run, and plans no direct direction where queues are sampled (`sim.rs`,
+    /// `set_cut_through`). Packets due after `horizon` go to the inbound list, which the run never
+    /// takes them from: every later one is due after `horizon` too.
     #[inline(always)]
     pub fn hand_in(
         &mut self,
