@@ -16,7 +16,9 @@
 //! links) takes many packets in at one event, each going to a direction whose state is cold.
 //! Its inbound run tells which come next, so as it hands one on it prefetches, in the same two
 //! steps, the direction the packet after next goes to and the inbound run of the next one's
-//! (`prefetch_pull`).
+//! (`prefetch_pull`) — and where that direction delivers its packets at once (`early.rs`),
+//! what their arrival events would have fetched: the packet, its receiver and the direction of
+//! the receiver's ACKs.
 //!
 //! Where the state of the links and flows fits a core's own caches, as with tens of flows, it
 //! stays there and prefetching would only add instructions (about 9 % on scenario H): the
@@ -26,7 +28,7 @@
 //! few instructions and changes no result.
 
 use crate::engine::Event;
-use crate::net::link::LinkDir;
+use crate::net::link::{Fed, LinkDir};
 use crate::prefetch;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 
@@ -151,13 +153,20 @@ impl Simulation {
             let link = &self.links[l as usize];
             self.arena.prefetch(link.arriving_hint());
             link.prefetch_inbound();
-            let end = self.ends[l as usize];
-            if let Some(slot) = self.flows.get(end.flow as usize) {
-                let at = (slot as *const FlowSlot as *const u8).wrapping_add(end.at as usize);
-                prefetch::lines(at, end.bytes as usize);
-                if let Some(reply) = self.links.get(end.reply as usize) {
-                    reply.prefetch();
-                }
+            self.prefetch_end(l);
+        }
+    }
+
+    /// Prefetches the endpoint an arrival over direction `l` reaches and the direction of its
+    /// reply (`End`; call once the `End` is in the cache).
+    #[inline(always)]
+    fn prefetch_end(&self, l: u32) {
+        let end = self.ends[l as usize];
+        if let Some(slot) = self.flows.get(end.flow as usize) {
+            let at = (slot as *const FlowSlot as *const u8).wrapping_add(end.at as usize);
+            prefetch::lines(at, end.bytes as usize);
+            if let Some(reply) = self.links.get(end.reply as usize) {
+                reply.prefetch();
             }
         }
     }
@@ -169,14 +178,21 @@ impl Simulation {
         let link = &self.links[d as usize];
         let next_dir = |i| {
             let t = link.inbound_ahead(i)?;
-            self.links
-                .get(self.routes.next_hop(link.to, t.dst) as usize)
+            let e = self.routes.next_hop(link.to, t.dst);
+            self.links.get(e as usize).map(|dir| (e, dir, t))
         };
-        if let Some(e) = next_dir(1) {
-            e.prefetch();
+        if let Some((e, dir, _)) = next_dir(1) {
+            dir.prefetch();
+            prefetch::lines(&self.ends[e as usize], std::mem::size_of::<End>());
         }
-        if let Some(e) = next_dir(0) {
-            e.prefetch_inbound();
+        if let Some((e, dir, t)) = next_dir(0) {
+            dir.prefetch_inbound();
+            // A delivering direction hands the packet to its receiver at once (`early.rs`):
+            // what its arrival event would have fetched is needed now.
+            if dir.fed == Fed::Delivering {
+                self.arena.prefetch(t.pkt);
+                self.prefetch_end(e);
+            }
         }
     }
 }

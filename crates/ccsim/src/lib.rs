@@ -6,6 +6,7 @@
 
 mod ahead;
 pub mod app;
+mod early;
 pub mod engine;
 pub mod names;
 pub mod net;

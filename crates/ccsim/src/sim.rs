@@ -10,7 +10,7 @@ use crate::ahead::{worth_prefetching, End};
 use crate::app::Cbr;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
-use crate::net::link::{Fed, LinkDir, QueueWatch, Transit};
+use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
@@ -57,7 +57,7 @@ pub struct Simulation {
     pub now: SimTime,
     /// The end of the run, fixed when it is built: direct hand-ins take only packets due by
     /// then (`LinkDir::hand_in`).
-    end: SimTime,
+    pub(crate) end: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     pub names: Naming,
@@ -77,6 +77,8 @@ pub struct Simulation {
     /// recorded).
     bin_mark: Vec<u64>,
     out: Vec<Packet>,
+    /// `out`'s stand-in while `flush` sends from it.
+    spare_out: Vec<Packet>,
     drops: Vec<PktId>,
     /// Packets a general-path direction handed on, while they go to the fed directions.
     handed: Vec<(SimTime, Transit)>,
@@ -167,6 +169,7 @@ impl Simulation {
             flow_owd: vec![Owd::default(); n],
             bin_mark: Vec::new(),
             out: Vec::new(),
+            spare_out: Vec::new(),
             drops: Vec::new(),
             handed: Vec::new(),
             scratch: Vec::new(),
@@ -339,6 +342,7 @@ impl Simulation {
                     d.set_direct();
                 }
             }
+            self.plan_delivering();
         }
         // A general-path feeder hands on the packets of every destination whose next
         // direction is fed (`net/general.rs`).
@@ -486,7 +490,16 @@ impl Simulation {
                 }
             }
             let (arena, drops) = (&mut self.arena, &mut self.drops);
-            if let Some(ev) = self.links[d as usize].hand_in(at, l, t, self.end, arena, drops) {
+            let link = &mut self.links[d as usize];
+            if link.fed == Fed::Delivering {
+                match link.hand_in_delivering(at, l, t, self.end, arena, drops) {
+                    Handed::Held => {}
+                    Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
+                    Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),
+                }
+                return;
+            }
+            if let Some(ev) = link.hand_in(at, l, t, self.end, arena, drops) {
                 self.events.schedule(ev, Event::Arrive(d));
             }
             return;
@@ -571,20 +584,27 @@ impl Simulation {
         }
     }
 
-    /// Sends what an endpoint at `node` put in `out`.
-    fn flush(&mut self, node: u32) {
-        let mut out = std::mem::take(&mut self.out);
+    /// Sends what an endpoint at `node` put in `out`. Sending may deliver a packet early
+    /// (`early.rs`), whose receiver fills `out` again and sends from within this call: the
+    /// spare buffer saves that inner call an allocation.
+    pub(crate) fn flush(&mut self, node: u32) {
+        let spare = std::mem::take(&mut self.spare_out);
+        let mut out = std::mem::replace(&mut self.out, spare);
         for p in out.drain(..) {
             self.counters.injected += 1;
             let (size, dst) = (p.size, p.dst);
             let pkt = self.arena.alloc(p);
             self.forward(node, Transit { pkt, size, dst });
         }
-        self.out = out;
+        self.spare_out = std::mem::replace(&mut self.out, out);
     }
 
     /// Runs `f` on flow `i` with an I/O context (disjoint borrows of the simulation's fields).
-    fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
+    pub(crate) fn with_flow<R>(
+        &mut self,
+        i: usize,
+        f: impl FnOnce(&mut FlowSlot, &mut Io) -> R,
+    ) -> R {
         let mut io = Io {
             now: self.now,
             out: &mut self.out,
@@ -594,7 +614,7 @@ impl Simulation {
         f(&mut self.flows[i], &mut io)
     }
 
-    fn deliver(&mut self, p: PktId) {
+    pub(crate) fn deliver(&mut self, p: PktId) {
         self.counters.consumed += 1;
         // The endpoint reads the packet where it lies (borrowing the arena, not copying it);
         // what it sends goes to `out`, moved into the arena once it is done.
@@ -674,7 +694,7 @@ impl Simulation {
     }
 
     /// Schedules the events the connection's lazy timers need.
-    fn arm_timers(&mut self, i: usize) {
+    pub(crate) fn arm_timers(&mut self, i: usize) {
         if let FlowSlot::Tcp(c) = &mut self.flows[i] {
             if let Some(t) = c.sender.rto_timer.needs_event() {
                 self.events.schedule(t, Event::Rto(i as u32));

@@ -499,7 +499,8 @@ fn a_direct_relay_feeds_a_merge() {
     for (a, b, expect) in [
         ("r1", "r2", Fed::Direct),
         ("r2", "r3", Fed::Inbound),
-        ("r3", "d0", Fed::Direct),
+        // d0 hosts one receiver: it takes its packets as they are handed on (`early.rs`).
+        ("r3", "d0", Fed::Delivering),
         ("r3", "d1", Fed::Direct),
         ("r3", "r2", Fed::Inbound),
         ("r2", "r1", Fed::Direct),
@@ -519,19 +520,23 @@ fn where_queues_are_sampled_fed_directions_keep_their_inbound_lists() {
     // A sample reads a line as it is at the sample's time, which packets offered ahead of
     // their time would change: with queues sampled, the receivers' access links take their
     // packets through their inbound lists, and the samples match forwarding by events. Other
-    // series leave them direct.
+    // series leave them direct (the receivers' delivering: `early.rs`).
     let flows = bulk_flows(3, r#""cc":"cubic""#);
     let queue = r#"{"kind":"droptail","limit":30}"#;
     let with = |trace: &str| dumbbell("linux", 3, "20Mbps", 10.0, queue, 6.0, &flows, trace);
     let sampled = with(r#""series":["queue","queue_bytes","sojourn"],"interval":"1ms""#);
     assert_same(&sampled);
-    for (json, expect) in [
-        (sampled, Fed::Inbound),
-        (with(r#""series":["cwnd"],"interval":"1ms""#), Fed::Direct),
-        (with(""), Fed::Direct),
+    for (json, receiver, sender) in [
+        (sampled, Fed::Inbound, Fed::Inbound),
+        (
+            with(r#""series":["cwnd"],"interval":"1ms""#),
+            Fed::Delivering,
+            Fed::Direct,
+        ),
+        (with(""), Fed::Delivering, Fed::Direct),
     ] {
         let sim = ccsim::scenario::load(&json).unwrap();
-        assert_eq!(role(&sim, "right", "d0"), expect, "{json}");
-        assert_eq!(role(&sim, "left", "s1"), expect, "{json}");
+        assert_eq!(role(&sim, "right", "d0"), receiver, "{json}");
+        assert_eq!(role(&sim, "left", "s1"), sender, "{json}");
     }
 }

@@ -384,6 +384,19 @@ impl FifoLine {
         None
     }
 
+    /// Takes the last packet accepted off the line's arrivals, as if it had arrived (a
+    /// delivering direction hands it to its endpoint at once, `net/link.rs`): its slot keeps
+    /// only the timetable. It must be the only one still to arrive.
+    #[inline]
+    pub fn deliver_last(&mut self) {
+        debug_assert!(self.arriving == 1, "another packet is still to arrive");
+        let pos = self.tail - 1;
+        let s = self.at_mut(pos);
+        debug_assert!(s.arrives, "the last packet does not arrive here");
+        s.arrives = false;
+        self.arriving -= 1;
+    }
+
     /// When the packet on the transmitter at `now` started, if one is. Call after
     /// `advance(now)`.
     pub fn on_wire_since(&self, now: SimTime) -> Option<SimTime> {

@@ -195,6 +195,20 @@ pub enum Fed {
     /// hands each on in turn, `sim.rs`): the direction has one feeder and a plain DropTail
     /// line.
     Direct,
+    /// As `Direct`, and each packet is delivered to the far node's one endpoint, a TCP
+    /// receiver, as it is handed on, for the time it arrives there (`hand_in_delivering`,
+    /// `sim.rs`): the direction is its packets' last hop and feeds none.
+    Delivering,
+}
+
+/// What a delivering direction did with a packet handed to it (`hand_in_delivering`).
+pub enum Handed {
+    /// Dropped, or nothing to do before the pending event.
+    Held,
+    /// Arrives after the run's end: schedule the arrival event for this time.
+    Event(SimTime),
+    /// Deliver it now, for this time of arrival; the line keeps only its timetable.
+    Deliver(SimTime),
 }
 
 /// What few directions have, boxed apart so that the others keep their four cache lines: a
@@ -352,6 +366,21 @@ impl LinkDir {
     pub fn set_direct(&mut self) {
         debug_assert!(self.can_take_direct());
         self.fed = Fed::Direct;
+    }
+
+    /// Whether the direction a delivering direction's receiver sends its ACKs by can take
+    /// them as that receiver handles its packets, ahead of the clock (`early.rs`): a plain
+    /// express line that nothing feeds, whose every offer is then in time order.
+    pub fn can_carry_early_replies(&self) -> bool {
+        self.is_express() && !self.rare_on_offer && !self.is_fed()
+    }
+
+    /// Makes a direct direction deliver its packets as they are handed on; call before any
+    /// packet is offered, where the simulation has checked that nothing reads the endpoint
+    /// before the packet's time (`sim.rs`, `set_cut_through`).
+    pub fn set_delivering(&mut self) {
+        debug_assert!(self.fed == Fed::Direct && !self.feeds);
+        self.fed = Fed::Delivering;
     }
 
     /// Switches an express direction back to the general path (for tests comparing the two);
@@ -515,7 +544,7 @@ impl LinkDir {
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        if self.fed == Fed::Direct && at <= horizon {
+        if matches!(self.fed, Fed::Direct | Fed::Delivering) && at <= horizon {
             return match self.enqueue_express(t, at, false, arena, drops) {
                 // Behind every packet on the line, it needs an event only if none is pending.
                 Offered::Arrives(arrival) => self.arm_if_sooner((arrival, t.pkt)),
@@ -523,6 +552,40 @@ impl LinkDir {
             };
         }
         self.push_inbound(at, feeder, t)
+    }
+
+    /// `hand_in` for a `Fed::Delivering` direction: the packet goes onto the line as in a
+    /// direct one, and if it reaches the far node by `horizon` the simulation delivers it at
+    /// once, for that time, and the line keeps only its timetable. Every packet before it
+    /// that arrives by `horizon` was delivered so too, so the line has no other to deliver.
+    #[inline(always)]
+    pub fn hand_in_delivering(
+        &mut self,
+        at: SimTime,
+        feeder: u32,
+        t: Transit,
+        horizon: SimTime,
+        arena: &mut PacketArena,
+        drops: &mut Vec<PktId>,
+    ) -> Handed {
+        if at > horizon {
+            return self
+                .push_inbound(at, feeder, t)
+                .map_or(Handed::Held, Handed::Event);
+        }
+        match self.enqueue_express(t, at, false, arena, drops) {
+            Offered::Arrives(arrival) if arrival <= horizon => {
+                let Path::Express(f) = &mut self.path else {
+                    unreachable!("a delivering direction is express");
+                };
+                f.deliver_last();
+                Handed::Deliver(arrival)
+            }
+            Offered::Arrives(arrival) => self
+                .arm_if_sooner((arrival, t.pkt))
+                .map_or(Handed::Held, Handed::Event),
+            Offered::Dropped | Offered::Lost => Handed::Held,
+        }
     }
 
     #[inline]
@@ -683,7 +746,7 @@ impl LinkDir {
                 Fed::No => {}
                 Fed::Inbound => f.inbound.prefetch(),
                 // What its next offer writes and its next arrival reads.
-                Fed::Direct => f.prefetch_ends(),
+                Fed::Direct | Fed::Delivering => f.prefetch_ends(),
             }
         }
     }

@@ -105,6 +105,11 @@ impl Routes {
         }
     }
 
+    /// How many nodes the table covers.
+    pub fn nodes(&self) -> usize {
+        self.n
+    }
+
     /// Outgoing link direction at `node` towards `dst`, or `NO_ROUTE`.
     #[inline]
     pub fn next_hop(&self, node: u32, dst: u32) -> u32 {
