@@ -1,58 +1,73 @@
-//! Delivering a packet to its receiver as it is handed to the last hop, before the simulation's
+//! Handing a packet to its endpoint as it is handed to the last hop, before the simulation's
 //! clock gets there.
 //!
 //! A direct direction (`net/link.rs`, `Fed::Direct`) knows, as a packet is handed to it, when
-//! the packet will reach the far node. Where that node is one TCP receiver's host and nothing
-//! else — a dumbbell's receiver behind its access link — the receiver's handling of the packet
-//! can be done there and then, for that time, instead of by an arrival event: the event costs
-//! more than the handling (a quarter of scenario H's work per data packet).
+//! the packet will reach the far node. Where that node is one TCP endpoint's host and nothing
+//! else — a dumbbell's receiver or sender behind its access link — the endpoint's handling of
+//! the packet can be done there and then, for that time, instead of by an arrival event: the
+//! event costs more than the handling (a quarter of scenario H's work per data packet).
 //!
-//! Doing it early gives the same results because nothing sees the receiver, or what it sends,
+//! Doing it early gives the same results because nothing sees the endpoint, or what it sends,
 //! before the packet's time:
 //!
-//! - the receiver changes only on its own packets, which reach it over this one direction in
-//!   the order they are handed on, and on its delayed-ACK timer, which is fired first where
-//!   its event would have come first (`catch_up_delack`: by time, then by the event queue's
-//!   order of equal times);
-//! - its ACKs leave over a direction that carries nothing else (the host has no other
-//!   endpoint and no path crosses it), so they are offered to it in time order, and every
-//!   later step is stamped with its own time, not with when it was taken (that direction is
-//!   kept to a plain DropTail line: a lossy or RED one would see its offers in time order too,
-//!   but what its draws and averages do with offers ahead of the clock is not checked here);
-//! - nothing reads a receiver during the run: not throughput bins (which read its delivered
-//!   bytes; none is made delivering where they are recorded), not samples (senders and queues
-//!   only, and no direction is direct where queues are sampled); the results are read at the
-//!   end, and only packets that arrive by then are delivered early.
+//! - the endpoint changes only on its own packets, which reach it over this one direction in
+//!   the order they are handed on, and on its timers and its flow's stop, each of which is
+//!   taken first where its event would have come first (`catch_up`: by time, then by the event
+//!   queue's order of equal times);
+//! - what it sends leaves over a direction that carries nothing else (the host has no other
+//!   endpoint and no path crosses it), so it is offered there in time order, and every later
+//!   step is stamped with its own time, not with when it was taken (that direction is kept to
+//!   a plain DropTail line: a lossy or RED one would see its offers in time order too, but what
+//!   its draws and averages do with offers ahead of the clock is not checked here);
+//! - nothing reads an endpoint during the run: not throughput bins (which read a receiver's
+//!   delivered bytes; no receiver's direction delivers where they are recorded), not samples
+//!   or traces of a sender's state (no sender's direction delivers where any is recorded), not
+//!   queue samples (no direction is direct where queues are sampled); the results are read at
+//!   the end, and only packets that arrive by then are handed over early.
 //!
-//! `tests/express_path.rs` runs scenarios with and without it and requires the same results.
+//! One early hand-over may lead to another only through relays (a one-flow path, where a
+//! sender's packet runs straight to its receiver): a packet handed over inside another's, or to
+//! a direction with a packet still to arrive by its event, arrives by its event instead, so
+//! that each endpoint takes its packets in order and the call depth stays one.
+//!
+//! `tests/early_delivery.rs` runs scenarios with and without it and requires the same results.
 
 use crate::engine::Event;
 use crate::net::link::Fed;
-use crate::packet::PktId;
+use crate::packet::{Kind, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::SimTime;
 
 impl Simulation {
     /// Makes delivering (`Fed::Delivering`) each direct direction that is the last hop of all
-    /// its packets, into a host whose one endpoint is a TCP flow's receiver, which no path
-    /// crosses, and whose ACKs leave over a plain express direction. Call from
-    /// `set_cut_through`, after the direct directions are planned; none is planned where
-    /// throughput is binned.
+    /// its packets, into a host whose one endpoint is a TCP flow's receiver or sender, which no
+    /// path crosses, and whose packets leave over a plain express direction that nothing feeds.
+    /// A receiver's only where throughput is not binned, a sender's only where no sender state
+    /// is traced or sampled. Call from `set_cut_through`, after the direct directions are
+    /// planned.
     pub(crate) fn plan_delivering(&mut self) {
-        if self.rec.wants(SeriesName::Throughput) {
-            return;
-        }
+        let receivers = !self.rec.wants(SeriesName::Throughput);
+        let senders = !SENDER_SERIES.iter().any(|s| self.rec.wants(*s));
         let nodes = self.routes.nodes();
-        // Endpoints per host: the flow, or `MANY` where more than one (or a sender) is there.
-        const NONE: u32 = u32::MAX;
-        const MANY: u32 = u32::MAX - 1;
-        let mut receiver = vec![NONE; nodes];
+        // Per host: its one endpoint (flow, and the node at the flow's other end), `NONE`, or
+        // `MANY` where more than one (or one that may not deliver) is there.
+        const NONE: (u32, u32) = (u32::MAX, 0);
+        const MANY: (u32, u32) = (u32::MAX - 1, 0);
+        let mut endpoint = vec![NONE; nodes];
         for (i, (f, info)) in self.flows.iter().zip(&self.info).enumerate() {
             let tcp = matches!(f, FlowSlot::Tcp(_));
-            let r = &mut receiver[info.dst as usize];
-            *r = if *r == NONE && tcp { i as u32 } else { MANY };
-            receiver[info.src as usize] = MANY;
+            for (node, other, may) in [
+                (info.dst, info.src, receivers),
+                (info.src, info.dst, senders),
+            ] {
+                let e = &mut endpoint[node as usize];
+                *e = if *e == NONE && tcp && may {
+                    (i as u32, other)
+                } else {
+                    MANY
+                };
+            }
         }
         // Hosts a path crosses, and directions that carry packets beyond their far node.
         let mut crossed = vec![false; nodes];
@@ -69,13 +84,17 @@ impl Simulation {
         let delivering: Vec<usize> = (self.links.iter().zip(&beyond).enumerate())
             .filter(|&(_, (link, &beyond))| {
                 let node = link.to as usize;
-                let flow = receiver[node];
-                if link.fed != Fed::Direct || link.feeds || beyond || flow >= MANY || crossed[node]
+                let (flow, other) = endpoint[node];
+                if link.fed != Fed::Direct
+                    || link.feeds
+                    || beyond
+                    || flow >= MANY.0
+                    || crossed[node]
                 {
                     return false;
                 }
-                let reply = self.routes.next_hop(link.to, self.info[flow as usize].src);
-                self.links[reply as usize].can_carry_early_replies()
+                let out = self.routes.next_hop(link.to, other);
+                self.links[out as usize].can_carry_early_replies()
             })
             .map(|(d, _)| d)
             .collect();
@@ -84,43 +103,90 @@ impl Simulation {
         }
     }
 
-    /// Delivers packet `p`, which reaches its receiver over delivering direction `d` at `at`
-    /// (not before now), as its arrival event would have then (module notes).
+    /// Hands packet `p`, which reaches its endpoint over delivering direction `d` at `at` (not
+    /// before now), to the endpoint, as its arrival event would have then (module notes).
     #[inline(never)]
     pub(crate) fn deliver_early(&mut self, d: u32, p: PktId, at: SimTime) {
         let now = self.now;
-        let i = self.arena.get(p).flow as usize;
-        self.catch_up_delack(i, d, at);
+        let pkt = self.arena.get(p);
+        let (i, to_sender) = (pkt.flow as usize, pkt.kind == Kind::TcpAck);
+        self.early = true;
+        self.catch_up(i, to_sender, Event::Arrive(d).key(at));
         self.now = at;
         self.deliver(p);
         self.now = now;
+        self.early = false;
     }
 
-    /// Fires flow `i`'s delayed-ACK timer if it expires before a packet that reaches the
-    /// receiver over direction `d` at `at`: before `at`, or at `at` where the event queue would
-    /// have taken the timer's event first. Its own event, still pending, then finds it stopped
-    /// or moved (`LazyTimer::fired`).
-    fn catch_up_delack(&mut self, i: usize, d: u32, at: SimTime) {
-        let FlowSlot::Tcp(c) = &self.flows[i] else {
-            return;
-        };
-        let Some(due) = c.receiver.delack_timer.deadline() else {
-            return;
-        };
-        let first = due < at
-            || (due == at && Event::DelAck(i as u32).order(due) < Event::Arrive(d).order(at));
-        if !first {
-            return;
-        }
-        let now = self.now;
-        self.now = due;
-        self.with_flow(i, |slot, io| {
-            if let FlowSlot::Tcp(c) = slot {
-                c.receiver.on_delack_timer(io);
+    /// Takes, in the event queue's order, what flow `i`'s endpoint (its sender if `to_sender`,
+    /// else its receiver) would have taken by its events before the event with key `before`:
+    /// the receiver's delayed-ACK timer; the sender's retransmission timer, as often as it
+    /// expires, and the flow's stop. Their own events, still pending, then find the timer
+    /// stopped or moved (`LazyTimer::fired`) or the flow stopped already.
+    fn catch_up(&mut self, i: usize, to_sender: bool, before: u128) {
+        let mut stop = self.info[i].stop.get().filter(|_| to_sender);
+        loop {
+            let FlowSlot::Tcp(c) = &self.flows[i] else {
+                return;
+            };
+            let timer = if to_sender {
+                c.sender
+                    .rto_timer
+                    .deadline()
+                    .map(|t| Event::Rto(i as u32).key(t))
+            } else {
+                c.receiver
+                    .delack_timer
+                    .deadline()
+                    .map(|t| Event::DelAck(i as u32).key(t))
+            };
+            let stop_key = stop.map(|t| Event::Stop(i as u32).key(t));
+            let first = match (timer, stop_key) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(k) => k,
+                    None => return,
+                },
+            };
+            if first >= before {
+                return;
             }
-        });
-        self.flush(self.info[i].dst);
-        self.arm_timers(i);
-        self.now = now;
+            let now = self.now;
+            self.now = SimTime((first >> 64) as u64);
+            if Some(first) == stop_key {
+                stop = None;
+                if let FlowSlot::Tcp(c) = &mut self.flows[i] {
+                    c.sender.stop();
+                }
+            } else {
+                self.with_flow(i, |slot, io| {
+                    if let FlowSlot::Tcp(c) = slot {
+                        if to_sender {
+                            c.sender.on_rto(io);
+                        } else {
+                            c.receiver.on_delack_timer(io);
+                        }
+                    }
+                });
+                let node = if to_sender {
+                    self.info[i].src
+                } else {
+                    self.info[i].dst
+                };
+                self.flush(node);
+                self.arm_timers(i);
+            }
+            self.now = now;
+        }
     }
 }
+
+/// The series that read a TCP sender's state as the run goes.
+const SENDER_SERIES: [SeriesName; 6] = [
+    SeriesName::Cwnd,
+    SeriesName::Ssthresh,
+    SeriesName::Srtt,
+    SeriesName::Rto,
+    SeriesName::Rtt,
+    SeriesName::Recovery,
+];

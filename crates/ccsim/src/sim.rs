@@ -79,6 +79,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     /// `out`'s stand-in while `flush` sends from it.
     spare_out: Vec<Packet>,
+    /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
+    pub(crate) early: bool,
     drops: Vec<PktId>,
     /// Packets a general-path direction handed on, while they go to the fed directions.
     handed: Vec<(SimTime, Transit)>,
@@ -170,6 +172,7 @@ impl Simulation {
             bin_mark: Vec::new(),
             out: Vec::new(),
             spare_out: Vec::new(),
+            early: false,
             drops: Vec::new(),
             handed: Vec::new(),
             scratch: Vec::new(),
@@ -492,7 +495,8 @@ impl Simulation {
             let (arena, drops) = (&mut self.arena, &mut self.drops);
             let link = &mut self.links[d as usize];
             if link.fed == Fed::Delivering {
-                match link.hand_in_delivering(at, l, t, self.end, arena, drops) {
+                let early = !self.early;
+                match link.hand_in_delivering(at, l, t, self.end, early, arena, drops) {
                     Handed::Held => {}
                     Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
                     Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),

@@ -172,3 +172,61 @@ fn only_a_lone_receiver_whose_acks_leave_alone_takes_its_packets_early() {
     let sim = load(&binned);
     assert!(sim.links.iter().all(|l| l.fed != Fed::Delivering));
 }
+
+#[test]
+fn senders_take_their_acks_early_through_timeouts_and_stops() {
+    // A 3-packet bottleneck queue and a 2 ms floor on the retransmission timeout: the senders
+    // time out again and again, each timeout taken before an ACK that comes after it. Flow 2
+    // stops offering data at 2.05 s while its ACKs keep coming; flow 3 sends 40 segments. No
+    // sender state is traced, so the senders' access links deliver too.
+    let tcp = r#""recovery":"newreno","min_rto":"2ms","initial_rto":"20ms""#;
+    let flows = [
+        bulk_flows(2, tcp),
+        format!(
+            r#"{{"kind":"tcp","name":"stops","src":"s2","dst":"d2","start":0.2,"stop":2.05,"tcp":{{{tcp}}}}}"#
+        ),
+        format!(
+            r#"{{"kind":"tcp","name":"short","src":"s3","dst":"d3","start":0.3,"size":"57920B","tcp":{{{tcp}}}}}"#
+        ),
+    ]
+    .join(",");
+    let queue = r#"{"kind":"droptail","limit":3}"#;
+    let json = dumbbell("linux", 4, "8Mbps", 4.0, queue, 4.4, &flows, "");
+    let ends: Vec<(String, String)> = (0..4)
+        .flat_map(|i| {
+            [
+                ("right".into(), format!("d{i}")),
+                ("left".into(), format!("s{i}")),
+            ]
+        })
+        .collect();
+    let ends: Vec<(&str, &str)> = ends.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let (r, _) = assert_same(&json, &ends);
+    assert!(
+        r.flows.u64s("timeouts").iter().all(|&n| n > 0),
+        "every flow times out"
+    );
+}
+
+#[test]
+fn a_one_flow_path_hands_over_early_at_one_end_at_a_time() {
+    // Over relays (one flow, each hop fed by the one before), a packet handed to the sender's
+    // or receiver's access link while the other end is taking one early arrives by its event,
+    // and so do the packets behind it until none is left on the line. With a window of three
+    // segments and a 1 ms delayed-ACK timer, the receiver's timer events hand ACKs to an idle
+    // sender, which takes them early, so that both ends switch between the two ways.
+    for tcp in [
+        r#""cc":"cubic","recovery":"sack","delayed_ack_timeout":"3ms""#,
+        r#""rwnd":"4344B","delayed_ack_timeout":"1ms""#,
+    ] {
+        let json = format!(
+            r#"{{"name":"t","duration":5.3,"seed":9,"defaults":"linux",
+            "topology":{{"kind":"chain","links":[
+                {{"rate":"100Mbps","delay":"1ms"}},
+                {{"rate":"10Mbps","delay":"8ms","queue":{{"kind":"droptail","limit":12}}}},
+                {{"rate":"100Mbps","delay":"1ms"}}]}},
+            "flows":[{{"kind":"tcp","name":"a","src":"n0","dst":"n3","tcp":{{{tcp}}}}}]}}"#
+        );
+        assert_same(&json, &[("n2", "n3"), ("n1", "n0")]);
+    }
+}

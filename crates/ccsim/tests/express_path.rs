@@ -504,7 +504,8 @@ fn a_direct_relay_feeds_a_merge() {
         ("r3", "d1", Fed::Direct),
         ("r3", "r2", Fed::Inbound),
         ("r2", "r1", Fed::Direct),
-        ("r2", "h1", Fed::Direct),
+        // h1 hosts one sender: it takes its ACKs so too.
+        ("r2", "h1", Fed::Delivering),
         ("r1", "h0", Fed::Direct),
     ] {
         assert_eq!(role(&sim, a, b), expect, "{a} -> {b}");
@@ -528,12 +529,13 @@ fn where_queues_are_sampled_fed_directions_keep_their_inbound_lists() {
     assert_same(&sampled);
     for (json, receiver, sender) in [
         (sampled, Fed::Inbound, Fed::Inbound),
+        // With the senders' windows sampled, their access links stay direct (`early.rs`).
         (
             with(r#""series":["cwnd"],"interval":"1ms""#),
             Fed::Delivering,
             Fed::Direct,
         ),
-        (with(""), Fed::Delivering, Fed::Direct),
+        (with(""), Fed::Delivering, Fed::Delivering),
     ] {
         let sim = ccsim::scenario::load(&json).unwrap();
         assert_eq!(role(&sim, "right", "d0"), receiver, "{json}");

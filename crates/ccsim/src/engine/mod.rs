@@ -47,6 +47,12 @@ impl Event {
     /// The low half of the event's queue key at `time`, whose order is the order of events at
     /// one instant: kind in the top 3 bits (in declaration order), then a 29-bit hash of the
     /// time and the index (a splitmix64 finaliser), then the index. Decoded by `from_order`.
+    /// The event's key in the queue at `time`: the time, then `order`.
+    #[inline]
+    pub fn key(self, time: SimTime) -> u128 {
+        ((time.0 as u128) << 64) | self.order(time) as u128
+    }
+
     #[inline]
     pub fn order(self, time: SimTime) -> u64 {
         let (kind, i) = match self {
@@ -124,7 +130,7 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let key = ((time.0 as u128) << 64) | event.order(time) as u128;
+        let key = event.key(time);
         if !self.wheel.push(key) {
             self.far.push(key);
         }

@@ -384,6 +384,12 @@ impl FifoLine {
         None
     }
 
+    /// Packets on the line still to arrive at the far node by the line's arrival event.
+    #[inline]
+    pub fn arriving(&self) -> u64 {
+        self.arriving
+    }
+
     /// Takes the last packet accepted off the line's arrivals, as if it had arrived (a
     /// delivering direction hands it to its endpoint at once, `net/link.rs`): its slot keeps
     /// only the timetable. It must be the only one still to arrive.

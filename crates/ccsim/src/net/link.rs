@@ -195,9 +195,9 @@ pub enum Fed {
     /// hands each on in turn, `sim.rs`): the direction has one feeder and a plain DropTail
     /// line.
     Direct,
-    /// As `Direct`, and each packet is delivered to the far node's one endpoint, a TCP
-    /// receiver, as it is handed on, for the time it arrives there (`hand_in_delivering`,
-    /// `sim.rs`): the direction is its packets' last hop and feeds none.
+    /// As `Direct`, and each packet is handed to the far node's one endpoint, a TCP receiver or
+    /// sender, as it is handed on, for the time it arrives there (`hand_in_delivering`,
+    /// `early.rs`): the direction is its packets' last hop and feeds none.
     Delivering,
 }
 
@@ -555,9 +555,11 @@ impl LinkDir {
     }
 
     /// `hand_in` for a `Fed::Delivering` direction: the packet goes onto the line as in a
-    /// direct one, and if it reaches the far node by `horizon` the simulation delivers it at
-    /// once, for that time, and the line keeps only its timetable. Every packet before it
-    /// that arrives by `horizon` was delivered so too, so the line has no other to deliver.
+    /// direct one, and if it reaches the far node by `horizon`, `early` allows it and no packet
+    /// before it is still to arrive by its event, the simulation hands it to the endpoint at
+    /// once, for that time, and the line keeps only its timetable (`early.rs`). Otherwise it
+    /// arrives by its event, as in a direct direction.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn hand_in_delivering(
         &mut self,
@@ -565,6 +567,7 @@ impl LinkDir {
         feeder: u32,
         t: Transit,
         horizon: SimTime,
+        early: bool,
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Handed {
@@ -573,8 +576,9 @@ impl LinkDir {
                 .push_inbound(at, feeder, t)
                 .map_or(Handed::Held, Handed::Event);
         }
+        let alone = |d: &LinkDir| matches!(&d.path, Path::Express(f) if f.arriving() == 1);
         match self.enqueue_express(t, at, false, arena, drops) {
-            Offered::Arrives(arrival) if arrival <= horizon => {
+            Offered::Arrives(arrival) if arrival <= horizon && early && alone(self) => {
                 let Path::Express(f) = &mut self.path else {
                     unreachable!("a delivering direction is express");
                 };
