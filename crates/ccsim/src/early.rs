@@ -32,7 +32,7 @@
 //!
 //! `tests/early_delivery.rs` runs scenarios with and without it and requires the same results.
 
-use crate::engine::Event;
+use crate::engine::{time_of, Event};
 use crate::net::link::Fed;
 use crate::packet::{Kind, PktId};
 use crate::scenario::schema::SeriesName;
@@ -141,40 +141,21 @@ impl Simulation {
                     .map(|t| Event::DelAck(i as u32).key(t))
             };
             let stop_key = stop.map(|t| Event::Stop(i as u32).key(t));
-            let first = match (timer, stop_key) {
-                (Some(a), Some(b)) => a.min(b),
-                (a, b) => match a.or(b) {
-                    Some(k) => k,
-                    None => return,
-                },
+            let Some(first) = timer.into_iter().chain(stop_key).min() else {
+                return;
             };
             if first >= before {
                 return;
             }
             let now = self.now;
-            self.now = SimTime((first >> 64) as u64);
+            self.now = time_of(first);
             if Some(first) == stop_key {
                 stop = None;
                 if let FlowSlot::Tcp(c) = &mut self.flows[i] {
                     c.sender.stop();
                 }
             } else {
-                self.with_flow(i, |slot, io| {
-                    if let FlowSlot::Tcp(c) = slot {
-                        if to_sender {
-                            c.sender.on_rto(io);
-                        } else {
-                            c.receiver.on_delack_timer(io);
-                        }
-                    }
-                });
-                let node = if to_sender {
-                    self.info[i].src
-                } else {
-                    self.info[i].dst
-                };
-                self.flush(node);
-                self.arm_timers(i);
+                self.expire(i, to_sender);
             }
             self.now = now;
         }

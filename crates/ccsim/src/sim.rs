@@ -57,7 +57,7 @@ pub struct Simulation {
     pub now: SimTime,
     /// The end of the run, fixed when it is built: direct hand-ins take only packets due by
     /// then (`LinkDir::hand_in`).
-    pub(crate) end: SimTime,
+    end: SimTime,
     pub(crate) events: EventQueue,
     pub(crate) arena: PacketArena,
     pub names: Naming,
@@ -493,18 +493,11 @@ impl Simulation {
                 }
             }
             let (arena, drops) = (&mut self.arena, &mut self.drops);
-            let link = &mut self.links[d as usize];
-            if link.fed == Fed::Delivering {
-                let early = !self.early;
-                match link.hand_in_delivering(at, l, t, self.end, early, arena, drops) {
-                    Handed::Held => {}
-                    Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
-                    Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),
-                }
-                return;
-            }
-            if let Some(ev) = link.hand_in(at, l, t, self.end, arena, drops) {
-                self.events.schedule(ev, Event::Arrive(d));
+            let early = !self.early;
+            match self.links[d as usize].hand_in(at, l, t, self.end, early, arena, drops) {
+                Handed::Held => {}
+                Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
+                Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),
             }
             return;
         }
@@ -588,9 +581,9 @@ impl Simulation {
         }
     }
 
-    /// Sends what an endpoint at `node` put in `out`. Sending may deliver a packet early
-    /// (`early.rs`), whose receiver fills `out` again and sends from within this call: the
-    /// spare buffer saves that inner call an allocation.
+    /// Sends what an endpoint at `node` put in `out`. Sending may hand a packet to another
+    /// endpoint early (`early.rs`), which fills `out` again and sends from within this call:
+    /// the spare buffer saves that inner call an allocation.
     pub(crate) fn flush(&mut self, node: u32) {
         let spare = std::mem::take(&mut self.spare_out);
         let mut out = std::mem::replace(&mut self.out, spare);
@@ -672,28 +665,44 @@ impl Simulation {
     }
 
     fn on_rto(&mut self, i: usize) {
-        let now = self.now;
-        self.with_flow(i, |slot, io| {
-            if let FlowSlot::Tcp(c) = slot {
-                if c.sender.rto_timer.fired(now) {
-                    c.sender.on_rto(io);
-                }
-            }
-        });
-        self.flush(self.info[i].src);
-        self.arm_timers(i);
+        self.on_timer(i, true);
     }
 
     fn on_delack(&mut self, i: usize) {
+        self.on_timer(i, false);
+    }
+
+    /// The event of flow `i`'s retransmission timer (`sender`) or delayed-ACK timer at now:
+    /// expires the timer if it is due (a lazy timer's event may come early or be stale), and
+    /// re-arms.
+    fn on_timer(&mut self, i: usize, sender: bool) {
         let now = self.now;
+        let due = match &mut self.flows[i] {
+            FlowSlot::Tcp(c) if sender => c.sender.rto_timer.fired(now),
+            FlowSlot::Tcp(c) => c.receiver.delack_timer.fired(now),
+            FlowSlot::Cbr(_) => false,
+        };
+        if due {
+            self.expire(i, sender);
+        } else {
+            self.arm_timers(i);
+        }
+    }
+
+    /// Expires flow i's retransmission timer (`sender`) or delayed-ACK timer at now: the
+    /// endpoint acts on it, sends what it has to, and the timers are armed again.
+    pub(crate) fn expire(&mut self, i: usize, sender: bool) {
         self.with_flow(i, |slot, io| {
             if let FlowSlot::Tcp(c) = slot {
-                if c.receiver.delack_timer.fired(now) {
+                if sender {
+                    c.sender.on_rto(io);
+                } else {
                     c.receiver.on_delack_timer(io);
                 }
             }
         });
-        self.flush(self.info[i].dst);
+        let info = &self.info[i];
+        self.flush(if sender { info.src } else { info.dst });
         self.arm_timers(i);
     }
 

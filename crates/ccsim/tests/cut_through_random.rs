@@ -72,6 +72,14 @@ fn extent(r: &mut Lcg) -> String {
     }
 }
 
+/// TCP flow `i` from `src` to `dst` starting at `start` s, with a random extent and settings.
+fn flow(r: &mut Lcg, i: u64, src: &str, dst: &str, start: f64) -> String {
+    let (extent, tcp) = (extent(r), tcp(r));
+    format!(
+        r#"{{"kind":"tcp","name":"f{i}","src":"{src}","dst":"{dst}","start":{start}{extent},"tcp":{{{tcp}}}}}"#
+    )
+}
+
 #[test]
 fn random_dumbbells() {
     let mut r = Lcg(12345);
@@ -79,10 +87,8 @@ fn random_dumbbells() {
         let pairs = 1 + r.below(4);
         let flows: Vec<String> = (0..pairs)
             .map(|i| {
-                let (start, extent, tcp) = (r.below(10) as f64 * 0.05, extent(&mut r), tcp(&mut r));
-                format!(
-                    r#"{{"kind":"tcp","name":"f{i}","src":"s{i}","dst":"d{i}","start":{start}{extent},"tcp":{{{tcp}}}}}"#
-                )
+                let start = r.below(10) as f64 * 0.05;
+                flow(&mut r, i, &format!("s{i}"), &format!("d{i}"), start)
             })
             .collect();
         let queue = r.pick(&[
@@ -128,10 +134,8 @@ fn random_chains() {
             if r.below(3) == 0 {
                 (s, d) = (d, s);
             }
-            let (start, extent, tcp) = (r.below(5) as f64 * 0.1, extent(&mut r), tcp(&mut r));
-            flows.push(format!(
-                r#"{{"kind":"tcp","name":"f{i}","src":"n{s}","dst":"n{d}","start":{start}{extent},"tcp":{{{tcp}}}}}"#
-            ));
+            let start = r.below(5) as f64 * 0.1;
+            flows.push(flow(&mut r, i, &format!("n{s}"), &format!("n{d}"), start));
         }
         let json = format!(
             r#"{{"name":"t","duration":{:.1},"seed":{case},"defaults":"linux",

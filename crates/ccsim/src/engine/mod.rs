@@ -44,15 +44,15 @@ const KIND_SHIFT: u32 = 61;
 const SHUFFLE_BITS: u32 = 29;
 
 impl Event {
-    /// The low half of the event's queue key at `time`, whose order is the order of events at
-    /// one instant: kind in the top 3 bits (in declaration order), then a 29-bit hash of the
-    /// time and the index (a splitmix64 finaliser), then the index. Decoded by `from_order`.
     /// The event's key in the queue at `time`: the time, then `order`.
     #[inline]
     pub fn key(self, time: SimTime) -> u128 {
         ((time.0 as u128) << 64) | self.order(time) as u128
     }
 
+    /// The low half of the event's queue key at `time`, whose order is the order of events at
+    /// one instant: kind in the top 3 bits (in declaration order), then a 29-bit hash of the
+    /// time and the index (a splitmix64 finaliser), then the index. Decoded by `from_order`.
     #[inline]
     pub fn order(self, time: SimTime) -> u64 {
         let (kind, i) = match self {
@@ -110,7 +110,8 @@ impl Default for EventQueue {
     }
 }
 
-fn time_of(key: u128) -> SimTime {
+/// The time in a queue key (`Event::key`).
+pub(crate) fn time_of(key: u128) -> SimTime {
     SimTime((key >> 64) as u64)
 }
 

@@ -12,7 +12,7 @@ use std::collections::BinaryHeap;
 
 use super::link::Transit;
 use super::ring::Ring;
-use crate::engine::Event;
+use crate::engine::{time_of, Event};
 use crate::time::SimTime;
 
 /// A packet on its way in: when it reaches the node, and over which direction.
@@ -26,13 +26,8 @@ struct Item {
 impl Item {
     /// Time, then the tie order of the event that would have forwarded it.
     fn key(&self) -> u128 {
-        ((self.at.0 as u128) << 64) | Event::Arrive(self.feeder).order(self.at) as u128
+        Event::Arrive(self.feeder).key(self.at)
     }
-}
-
-/// The time in a key.
-fn time_of(key: u128) -> SimTime {
-    SimTime((key >> 64) as u64)
 }
 
 /// Packets in order of their keys: a run that arrives in order (nearly all of them — feeders
