@@ -11,6 +11,7 @@ pub mod engine;
 pub mod names;
 pub mod net;
 pub mod opt;
+pub mod owd;
 pub mod packet;
 pub mod prefetch;
 pub mod queue;

@@ -12,6 +12,7 @@ use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
 use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
+use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
@@ -94,32 +95,6 @@ pub struct Simulation {
     /// Whether to prefetch for upcoming events (`ahead.rs`: where the state outgrows the
     /// cache).
     pub(crate) prefetching: bool,
-}
-
-/// One-way delays summed in whole nanoseconds, exactly: a conversion to seconds per
-/// delivered packet, with its division, cost 2-3 % of a run (docs/performance.md).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Owd {
-    sum: u128,
-    max: SimTime,
-    n: u64,
-}
-
-impl Owd {
-    #[inline]
-    fn add(&mut self, d: SimTime) {
-        self.sum += d.as_nanos() as u128;
-        self.max = self.max.max(d);
-        self.n += 1;
-    }
-
-    /// Mean and largest delay, seconds, if any packet arrived.
-    pub fn mean_max(&self) -> Option<(f64, f64)> {
-        (self.n > 0).then(|| {
-            let mean = self.sum as f64 / self.n as f64 / 1e9;
-            (mean, self.max.as_secs_f64())
-        })
-    }
 }
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
@@ -786,22 +761,5 @@ impl Simulation {
 
     pub(crate) fn take_recorder(&mut self) -> Recorder {
         std::mem::take(&mut self.rec)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_way_delays_are_summed_exactly() {
-        let mut o = Owd::default();
-        assert_eq!(o.mean_max(), None);
-        // 0.1 s three times and 0.4 s: mean 0.175 s, largest 0.4 s. Summed in seconds the
-        // mean would be 0.17500000000000002; in nanoseconds the sum is exact.
-        for ms in [100, 100, 100, 400] {
-            o.add(SimTime::from_millis(ms));
-        }
-        assert_eq!(o.mean_max(), Some((0.175, 0.4)));
     }
 }
