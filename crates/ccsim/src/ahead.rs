@@ -29,8 +29,10 @@
 
 use crate::engine::Event;
 use crate::net::link::{Fed, LinkDir};
+use crate::owd::Owd;
 use crate::prefetch;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
+use crate::time::OptTime;
 
 /// Bytes of link and flow state above which prefetching pays: a core's private caches (L1
 /// and L2) hold 0.5 to 2 MiB on current processors, and the packets in flight and the event
@@ -158,13 +160,17 @@ impl Simulation {
     }
 
     /// Prefetches the endpoint an arrival over direction `l` reaches and the direction of its
-    /// reply (`End`; call once the `End` is in the cache).
+    /// reply (`End`; call once the `End` is in the cache), and what delivering to it reads
+    /// besides: the flow's one-way delay sums (a receiver) and its stop time (a sender).
     #[inline(always)]
     fn prefetch_end(&self, l: u32) {
         let end = self.ends[l as usize];
         if let Some(slot) = self.flows.get(end.flow as usize) {
             let at = (slot as *const FlowSlot as *const u8).wrapping_add(end.at as usize);
             prefetch::lines(at, end.bytes as usize);
+            let i = end.flow as usize;
+            prefetch::lines(&self.flow_owd[i], std::mem::size_of::<Owd>());
+            prefetch::lines(&self.info[i].stop, std::mem::size_of::<OptTime>());
             if let Some(reply) = self.links.get(end.reply as usize) {
                 reply.prefetch();
             }

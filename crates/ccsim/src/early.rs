@@ -124,7 +124,12 @@ impl Simulation {
     /// expires, and the flow's stop. Their own events, still pending, then find the timer
     /// stopped or moved (`LazyTimer::fired`) or the flow stopped already.
     fn catch_up(&mut self, i: usize, to_sender: bool, before: u128) {
-        let mut stop = self.info[i].stop.get().filter(|_| to_sender);
+        // Only a sender stops (and a receiver's flow info may not be in the cache).
+        let mut stop = if to_sender {
+            self.info[i].stop.get()
+        } else {
+            None
+        };
         loop {
             let FlowSlot::Tcp(c) = &self.flows[i] else {
                 return;

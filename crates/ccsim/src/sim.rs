@@ -609,7 +609,7 @@ impl Simulation {
         }
         self.arena.free(p);
         self.flush(node);
-        self.arm_timers(i);
+        self.arm_timer(i, kind == Kind::TcpAck);
     }
 
     fn on_start(&mut self, i: usize) {
@@ -660,7 +660,7 @@ impl Simulation {
         if due {
             self.expire(i, sender);
         } else {
-            self.arm_timers(i);
+            self.arm_timer(i, sender);
         }
     }
 
@@ -678,17 +678,28 @@ impl Simulation {
         });
         let info = &self.info[i];
         self.flush(if sender { info.src } else { info.dst });
-        self.arm_timers(i);
+        self.arm_timer(i, sender);
     }
 
     /// Schedules the events the connection's lazy timers need.
     pub(crate) fn arm_timers(&mut self, i: usize) {
+        self.arm_timer(i, true);
+        self.arm_timer(i, false);
+    }
+
+    /// Schedules the event flow `i`'s retransmission timer (`sender`) or delayed-ACK timer
+    /// needs. What one endpoint does moves only its own timer, and the other endpoint's state
+    /// is not in the cache (`ahead.rs` fetches only the endpoint a packet reaches).
+    #[inline]
+    fn arm_timer(&mut self, i: usize, sender: bool) {
         if let FlowSlot::Tcp(c) = &mut self.flows[i] {
-            if let Some(t) = c.sender.rto_timer.needs_event() {
-                self.events.schedule(t, Event::Rto(i as u32));
-            }
-            if let Some(t) = c.receiver.delack_timer.needs_event() {
-                self.events.schedule(t, Event::DelAck(i as u32));
+            let (timer, event) = if sender {
+                (&mut c.sender.rto_timer, Event::Rto(i as u32))
+            } else {
+                (&mut c.receiver.delack_timer, Event::DelAck(i as u32))
+            };
+            if let Some(t) = timer.needs_event() {
+                self.events.schedule(t, event);
             }
         }
     }

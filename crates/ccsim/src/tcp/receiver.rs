@@ -6,6 +6,8 @@
 //! SACK blocks follow RFC 2018 §4: the first block holds the most recently received segment,
 //! the others repeat the most recently reported blocks.
 
+use std::collections::VecDeque;
+
 use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
@@ -44,8 +46,12 @@ pub struct Receiver {
 /// Out-of-order data and the SACK blocks that report it.
 #[derive(Default)]
 struct Holes {
-    /// Out-of-order data above `rcv_nxt`: sorted, disjoint `[start, end)` blocks.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order data above `rcv_nxt`: sorted, disjoint, non-adjacent `[start, end)`
+    /// blocks. A deque, because filling the first hole takes blocks off the front: a loss burst
+    /// in a window of thousands of segments leaves hundreds of blocks, and shifting them all
+    /// (or scanning them all for each arriving segment, as this did until 0.4.8) took a fifth
+    /// of the instructions of ten CUBIC flows at 10 Gb/s.
+    ooo: VecDeque<(u64, u64)>,
     /// Blocks in the order they were last reported (RFC 2018 §4).
     recent: Vec<(u64, u64)>,
 }
@@ -154,12 +160,12 @@ impl Receiver {
         let Some(h) = self.holes.as_deref_mut() else {
             return;
         };
-        while let Some(&(a, b)) = h.ooo.first() {
+        while let Some(&(a, b)) = h.ooo.front() {
             if a > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(b);
-            h.ooo.remove(0);
+            h.ooo.pop_front();
         }
         let nxt = self.rcv_nxt;
         h.recent.retain(|&(_, b)| b > nxt);
@@ -167,19 +173,19 @@ impl Receiver {
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
         let h = self.holes.get_or_insert_default();
-        // Merge [s, e) with every block it touches.
-        let (mut a, mut b) = (s, e);
-        h.ooo.retain(|&(x, y)| {
-            if y < a || x > b {
-                true
-            } else {
-                a = a.min(x);
-                b = b.max(y);
-                false
-            }
-        });
-        let pos = h.ooo.partition_point(|&(x, _)| x < a);
-        h.ooo.insert(pos, (a, b));
+        // Merge [s, e) with every block it touches or overlaps: blocks lo..hi, since the
+        // blocks are sorted and no two touch (a merge cannot reach a block beyond them).
+        let lo = h.ooo.partition_point(|&(_, y)| y < s);
+        let hi = h.ooo.partition_point(|&(x, _)| x <= e);
+        let (a, b) = if lo < hi {
+            let merged = (h.ooo[lo].0.min(s), h.ooo[hi - 1].1.max(e));
+            h.ooo[lo] = merged;
+            h.ooo.drain(lo + 1..hi);
+            merged
+        } else {
+            h.ooo.insert(lo, (s, e));
+            (s, e)
+        };
         // The block holding the newest segment goes first; blocks it swallowed go away.
         h.recent.retain(|&(x, y)| y < a || x > b);
         h.recent.insert(0, (a, b));
@@ -212,5 +218,82 @@ impl Receiver {
         self.unacked = 0;
         self.delack_timer.set_deadline(None);
         io.send(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Recorder;
+
+    const MSS: u64 = 1000;
+
+    /// A receiver that ACKs every segment at once and reports up to `MAX_SACK` blocks.
+    fn receiver() -> Receiver {
+        let c = ReceiverConfig {
+            header_bytes: 52,
+            delayed_ack: false,
+            delack_timeout: SimTime::from_millis(40),
+            sack: true,
+            sack_blocks: MAX_SACK as u8,
+            dscp: 0,
+            size: None,
+            ecn: EcnEcho::default(),
+        };
+        Receiver::new(0, 1, 0, c)
+    }
+
+    /// Delivers segment `k` (bytes `k·MSS .. (k+1)·MSS`); returns the ACK's cumulative ACK and
+    /// SACK blocks, in segments.
+    fn segment(r: &mut Receiver, k: u64) -> (u64, Vec<(u64, u64)>) {
+        let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1052, SimTime::ZERO);
+        p.seq = wire_seq(k * MSS);
+        p.payload = MSS as u16;
+        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+        let mut io = Io {
+            now: SimTime::from_millis(1),
+            out: &mut out,
+            rec: &mut rec,
+            scratch: &mut scratch,
+        };
+        r.on_data(&p, &mut io);
+        let [ack] = &out[..] else {
+            panic!("one ACK per segment, got {}", out.len())
+        };
+        let blocks = ack.sack_blocks().iter();
+        let seg = |w: u32| unwrap_seq(w, r.rcv_nxt) / MSS;
+        let blocks = blocks.map(|&(a, b)| (seg(a), seg(b))).collect();
+        (seg(ack.ack), blocks)
+    }
+
+    /// Out-of-order segments form blocks that merge as holes between them fill; the first SACK
+    /// block is the one holding the newest segment and the rest follow in the order they were
+    /// last reported (RFC 2018 §4); filling the first hole absorbs the blocks it reaches.
+    #[test]
+    fn out_of_order_blocks_merge_and_are_reported_newest_first() {
+        let mut r = receiver();
+        assert_eq!(segment(&mut r, 0), (1, vec![]));
+        // Segments 1, 4, 7 and 10 lost: blocks 2..4, 5..7, 8..10, 11..12.
+        for k in [2, 3, 5, 6, 8, 9, 11] {
+            segment(&mut r, k);
+        }
+        let h = r.holes.as_ref().expect("holes made");
+        assert_eq!(
+            h.ooo,
+            [(2, 4), (5, 7), (8, 10), (11, 12)].map(|(a, b)| (a * MSS, b * MSS))
+        );
+        // Segment 7 bridges 5..7 and 8..10 into 5..10, which goes first; 11..12, 2..4 follow.
+        assert_eq!(segment(&mut r, 7), (1, vec![(5, 10), (11, 12), (2, 4)]));
+        // Segment 4 bridges 2..4 and 5..10: 2..10 first, then 11..12.
+        assert_eq!(segment(&mut r, 4), (1, vec![(2, 10), (11, 12)]));
+        // Segment 12 extends 11..12; segment 3, inside 2..10, changes no block but is
+        // reported first.
+        assert_eq!(segment(&mut r, 12), (1, vec![(11, 13), (2, 10)]));
+        assert_eq!(segment(&mut r, 3), (1, vec![(2, 10), (11, 13)]));
+        // Segment 1 fills the first hole: the cumulative ACK jumps over 2..10 to 10.
+        assert_eq!(segment(&mut r, 1), (10, vec![(11, 13)]));
+        // Segment 10 fills the last: nothing out of order remains.
+        assert_eq!(segment(&mut r, 10), (13, vec![]));
+        assert!(r.holes.as_ref().is_some_and(|h| h.ooo.is_empty()));
     }
 }

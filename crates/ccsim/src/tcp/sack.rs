@@ -8,6 +8,8 @@
 //! made a recovery O(W²) and a 10 Gb/s flow with a 40,000-segment window spend two thirds of
 //! its time there (docs/performance.md).
 
+use std::collections::VecDeque;
+
 use super::sender::Sender;
 use super::Io;
 
@@ -16,13 +18,17 @@ use super::Io;
 /// min(DupThresh, n_sacked) highest SACKed segments in `[una, high)`.
 /// `ranges` holds the SACKed segments as sorted, disjoint, non-adjacent `[start, end)` runs,
 /// so that a SACK block marks only the segments it newly covers and NextSeg finds the next
-/// un-SACKed segment by stepping over runs, not segments.
+/// un-SACKed segment by stepping over runs, not segments. A deque, because cumulative ACKs take
+/// runs off the front: with hundreds of runs after a loss burst, shifting the rest down each
+/// time cost as many instructions as the rest of the ACK (until 0.4.8).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Board {
-    n_sacked: u64,
-    sacked_below_rxt: u64,
+    /// Counts of segments in one window: 32 bits (2^32 segments' records alone would take 64
+    /// GiB), which keeps the board, deque and all, in its 64 bytes.
+    n_sacked: u32,
+    sacked_below_rxt: u32,
     top: Vec<u64>,
-    ranges: Vec<(u64, u64)>,
+    ranges: VecDeque<(u64, u64)>,
 }
 
 impl Board {
@@ -36,7 +42,7 @@ impl Board {
         let lo = self.ranges.partition_point(|r| r.1 < a);
         let hi = self.ranges.partition_point(|r| r.0 <= b);
         let mut at = a;
-        for &(x, y) in &self.ranges[lo..hi] {
+        for &(x, y) in self.ranges.range(lo..hi) {
             if x > at {
                 new.push((at, x.min(b)));
             }
@@ -45,9 +51,12 @@ impl Board {
         if at < b {
             new.push((at, b));
         }
-        let start = self.ranges[lo..hi].first().map_or(a, |r| r.0.min(a));
-        let end = self.ranges[lo..hi].last().map_or(b, |r| r.1.max(b));
-        self.ranges.splice(lo..hi, [(start, end)]);
+        if lo < hi {
+            self.ranges[lo] = (self.ranges[lo].0.min(a), self.ranges[hi - 1].1.max(b));
+            self.ranges.drain(lo + 1..hi);
+        } else {
+            self.ranges.insert(lo, (a, b));
+        }
     }
 
     /// The first segment at or above `s` that is not SACKed.
@@ -73,7 +82,7 @@ impl Board {
     fn acked_to(&mut self, una: u64) {
         let drop = self.ranges.partition_point(|r| r.1 <= una);
         self.ranges.drain(..drop);
-        if let Some(r) = self.ranges.first_mut() {
+        if let Some(r) = self.ranges.front_mut() {
             r.0 = r.0.max(una);
         }
     }
@@ -149,7 +158,7 @@ impl Sender {
         let to = hi.min(self.high);
         let n = (from..to)
             .filter(|&s| self.segs[(s - self.una) as usize].sacked())
-            .count() as u64;
+            .count() as u32;
         if v >= self.high_rxt {
             self.board.sacked_below_rxt += n;
         } else {
@@ -166,14 +175,14 @@ impl Sender {
         let (lost_below, sacked_above) = if b.top.len() == k {
             (b.top[k - 1], k as u64)
         } else {
-            (self.una, b.n_sacked)
+            (self.una, b.n_sacked as u64)
         };
         let sacked_top = b.top.first().map_or(self.una, |&t| t + 1);
         // SetPipe: every un-SACKed segment counts once if not lost, and once more if it was
         // retransmitted (below HighRxt).
         let not_lost = (self.high - lost_below) - sacked_above;
         let rxt_top = self.high_rxt.clamp(self.una, self.high);
-        let retransmitted = (rxt_top - self.una) - b.sacked_below_rxt;
+        let retransmitted = (rxt_top - self.una) - b.sacked_below_rxt as u64;
         let scan = Scan {
             lost_below,
             sacked_top,
@@ -310,6 +319,12 @@ mod tests {
         assert!(new.is_empty());
         b.add(25, 26, &mut new);
         assert_eq!(b.ranges, [(10, 20), (25, 26)]);
+        // A run between two goes between them; a block reaching over three merges them.
+        b.add(22, 23, &mut new);
+        assert_eq!(b.ranges, [(10, 20), (22, 23), (25, 26)]);
+        b.add(19, 26, &mut new);
+        assert_eq!(new, [(20, 22), (23, 25)]);
+        assert_eq!(b.ranges, [(10, 26)]);
     }
 
     #[test]
