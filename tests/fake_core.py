@@ -163,6 +163,7 @@ class Simulation:
 def make_module() -> types.ModuleType:
     m = types.ModuleType("ccsim._core")
     m.version = lambda: "0.0.0-fake"
+    m.source = lambda: "0" * 16
     m.schema = lambda: json.dumps({"title": "Scenario", "type": "object", "properties": {}})
     m.ScenarioError = ScenarioError
     m.validate = lambda text: (_check(text), None)[1]

@@ -119,6 +119,19 @@ def test_force_reruns_everything(tmp_path):
     assert len(runs) == 2
 
 
+def test_a_core_built_from_other_source_reruns_everything(tmp_path, monkeypatch):
+    from ccsim import _native
+
+    axes = {"topology.bottleneck.queue.limit": [10, 20]}
+    ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False)
+    assert len(_native.source()) == 16 and _native.core_id().startswith(ccsim.__version__ + "+")
+    # The same version rebuilt from changed source: its points are computed, not read back.
+    monkeypatch.setattr(_native, "source", lambda: "f" * 16)
+    runs = []
+    ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False, on_point=runs.append)
+    assert len(runs) == 2
+
+
 def test_failing_point_is_recorded_and_others_finish(tmp_path, monkeypatch):
     real_run = runner.run
 

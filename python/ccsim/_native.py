@@ -32,6 +32,17 @@ def version() -> str:
     return core().version()
 
 
+def source() -> str:
+    """A fingerprint of the source the compiled core was built from (16 hex digits)."""
+    return core().source()
+
+
+def core_id() -> str:
+    """The core's version and source fingerprint, ``"<version>+<source>"``: what a result
+    computed by this core depends on besides its scenario (sweeps key cached points by it)."""
+    return f"{version()}+{source()}"
+
+
 def build() -> str:
     """How the compiled core was built: "release" or "debug", with ", PGO" for a
     profile-guided build (bench/pgo.py)."""

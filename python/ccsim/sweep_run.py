@@ -235,7 +235,9 @@ def execute(
         raise SweepError("", invalid_report(invalid, len(points)), invalid)
     executor = _executor(workers, client)  # bad options fail before anything is written
 
-    version = _native.version()
+    # The version and the source fingerprint: a core rebuilt from changed source computes its
+    # points afresh instead of taking the old core's from the output directory.
+    version = _native.core_id()
     texts: dict[str, str] = {}
     keys: dict[int, str] = {}
     first: dict[str, Point] = {}  # the first point of each distinct scenario

@@ -41,10 +41,11 @@ def canonical_json(d: dict[str, Any]) -> str:
 
 
 def point_key(text: str, version: str) -> str:
-    """SHA-256 of the ccsim version and a point's canonical scenario JSON.
+    """SHA-256 of the core's identity and a point's canonical scenario JSON.
 
-    The version stands in for the defaults profiles: the core resolves left-out settings, and
-    no call returns the resolved scenario, so the version pins what they resolve to.
+    ``version`` is the core's version and source fingerprint (``_native.core_id()``). It stands
+    in for the defaults profiles (the core resolves left-out settings, and no call returns the
+    resolved scenario) and for the code: a core rebuilt from changed source gets new keys.
     """
     h = hashlib.sha256()
     h.update(f"ccsim {version}\n".encode())

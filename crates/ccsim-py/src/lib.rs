@@ -51,6 +51,12 @@ fn build() -> &'static str {
     ccsim::BUILD
 }
 
+/// A fingerprint of the core's source (16 hex digits): sweeps key cached points by it.
+#[pyfunction]
+fn source() -> &'static str {
+    ccsim::SOURCE
+}
+
 /// The scenario JSON Schema, as a JSON string.
 #[pyfunction]
 fn schema() -> String {
@@ -172,6 +178,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(source, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;

@@ -38,6 +38,12 @@ pub const BUILD: &str = match (cfg!(debug_assertions), env!("CCSIM_CODEGEN").as_
     (false, _) => "release",
 };
 
+/// A fingerprint of the source this core was compiled from (16 hex digits; `build.rs`): two
+/// builds with equal fingerprints and versions give the same results for the same scenario,
+/// whatever the compiler flags (a profile-guided build changes no result). Sweeps key their
+/// cached points by it.
+pub const SOURCE: &str = env!("CCSIM_SOURCE");
+
 /// Runs a scenario given as JSON to its end and returns its results.
 pub fn run_json(json: &str) -> Result<results::Results, ScenarioError> {
     let mut sim = scenario::load(json)?;
