@@ -27,7 +27,6 @@ chosen by the numbers) and ``ass_text`` (the prose with placeholders).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -37,7 +36,6 @@ from pathlib import Path
 
 import ccsim
 import numpy as np
-import pandas as pd
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,34 +60,7 @@ from ass_setup import (  # noqa: E402, F401  (the tests use CLAIMS and the axis 
     STARTUP,
     SWEEP,
 )
-
-
-def run_grid(spec, output: Path, workers: int, force: bool) -> dict:
-    """Runs (or resumes) one sweep; returns its tables and timings."""
-    done: list[ccsim.PointDone] = []
-    t0 = time.perf_counter()
-    flows = ccsim.sweep(
-        spec, output=output, workers=workers, force=force, on_point=done.append
-    )  # fmt: skip
-    elapsed = time.perf_counter() - t0
-    points = pd.read_csv(output / "points.csv")
-    queues = pd.read_parquet(output / "queues.parquet")
-    print(f"{output.name}: {len(points)} points, {len(done)} computed, {elapsed:.1f} s")
-    # The last invocation that computed every point, kept beside the points (a cached rerun
-    # takes seconds and says nothing about the cost of the grid).
-    record = output / "ass_timing.json"
-    if len(done) == len(points):
-        record.write_text(json.dumps({"elapsed_s": elapsed, "workers": workers}))
-    return {
-        "flows": flows,
-        "queues": queues,
-        "points": points,
-        "computed": len(done),
-        "elapsed_s": elapsed,
-        "sim_wall_s": float(points["wall_s"].sum()),
-        "output": output.relative_to(ROOT),
-        "full": json.loads(record.read_text()) if record.exists() else None,
-    }
+from repro_grid import parser, run_grid  # noqa: E402
 
 
 def variant(overrides: dict, name: str) -> ccsim.Sweep:
@@ -159,7 +130,8 @@ def whole_run(sw: dict[str, dict], workers: int, total_s: float, figures_s: floa
     """The last invocation that computed everything from nothing (every point and the
     figures), recorded in ``results/ass-sweep``; None if there never was one."""
     record = RESULTS / "ass-sweep" / "ass_run.json"
-    if figures_s is not None and all(t["computed"] == len(t["points"]) for t in sw.values()):
+    complete = all(t["timing"]["computed"] == t["timing"]["points"] for t in sw.values())
+    if figures_s is not None and complete:
         record.write_text(
             json.dumps({
                 "total_s": total_s, "figures_s": figures_s, "workers": workers,
@@ -173,9 +145,7 @@ def whole_run(sw: dict[str, dict], workers: int, total_s: float, figures_s: floa
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    ap.add_argument("--force", action="store_true", help="rerun points already on disk")
+    ap = parser(__doc__)
     ap.add_argument("--no-figures", action="store_true", help="keep the figures already drawn")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()

@@ -397,11 +397,11 @@ def runtime(sw: dict[str, dict], run: dict | None) -> dict[str, str]:
     """The timing table and the sentence about the last run from nothing."""
     rows = []
     for k in ("main", "startup", "ts", "iw1"):
-        t = sw[k]
+        t = sw[k]["timing"]
         full = t["full"]
         whole = f"{full['elapsed_s']:.0f} s, {full['workers']} workers" if full else "-"
         rows.append(
-            f"| `{t['output']}` | {len(t['points'])} | {t['computed']} | "
+            f"| `{t['output']}` | {t['points']} | {t['computed']} | "
             f"{t['sim_wall_s']:.0f} s | {t['elapsed_s']:.0f} s | {whole} |"
         )
     pts = sw["main"]["points"]
@@ -409,8 +409,9 @@ def runtime(sw: dict[str, dict], run: dict | None) -> dict[str, str]:
     if run is None:
         text = "No invocation here has computed everything from nothing yet."
     else:
-        main, ts = sw["main"]["full"], sw["ts"]["full"]
-        rest = sw["startup"]["full"]["elapsed_s"] + sw["iw1"]["full"]["elapsed_s"]
+        fulls = {k: sw[k]["timing"]["full"] for k in sw}
+        main, ts = fulls["main"], fulls["ts"]
+        rest = fulls["startup"]["elapsed_s"] + fulls["iw1"]["elapsed_s"]
         text = (
             f"The last run from nothing ({run['workers']} worker processes on a machine with "
             f"{run['cpus']} cores) took {run['total_s'] / 60:.1f} minutes: "

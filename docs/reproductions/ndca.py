@@ -25,7 +25,6 @@ by the same hash the sweeps use), so they resume too. Figures are drawn with
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import shutil
@@ -38,6 +37,7 @@ from pathlib import Path
 import ccsim
 import numpy as np
 import pandas as pd
+from ccsim._native import core_id
 from ccsim.sweep_spec import resolve
 from ccsim.sweep_store import canonical_json, point_key
 
@@ -89,43 +89,11 @@ from ndca_setup import (  # noqa: E402
     WIRE,
     alg_of,
 )
+from repro_grid import keep_timing, parser, run_grid, shown  # noqa: E402
 
 RUNS_OUT = RESULTS / "ndca-runs"  # the single runs behind the time-series figures
 
 # --- sweeps -----------------------------------------------------------------------------------
-
-
-def run_grid(spec, output: Path, workers: int, force: bool, shared: frozenset = frozenset()):
-    """Runs (or resumes) one sweep; returns its tables and timings. The timing of the last
-    invocation that computed all of its own points is kept beside them (a cached rerun takes
-    seconds and says nothing about the cost of the grid); ``shared``: the keys of points that
-    belong to another grid run before this one (the sensitivity grid shares the main grid's),
-    which are that grid's cost."""
-    sw = spec if isinstance(spec, ccsim.Sweep) else ccsim.load_sweep(spec)
-    done: list[ccsim.PointDone] = []
-    t0 = time.perf_counter()
-    flows = ccsim.sweep(sw, output=output, workers=workers, force=force, on_point=done.append)
-    elapsed = time.perf_counter() - t0
-    queues = ccsim.sweep(sw, output=output, workers=workers, table="queues", progress=False)
-    points = ccsim.sweep(sw, output=output, workers=workers, table="points", progress=False)
-    timing = {
-        "name": sw.name,
-        "output": output.relative_to(ROOT).as_posix(),
-        "points": len(points),
-        "computed": len(done),
-        "elapsed_s": elapsed,
-        "workers": workers,
-        "sim_wall_s": float(points["wall_s"].sum()),
-        "sim_s": float(flows.groupby("point")["end_s"].max().sum()),
-    }
-    record = output / f"{sw.name}_timing.json"
-    own = len(set(points["key"]) - shared)
-    timing["own"] = own
-    if len(done) == own:
-        record.write_text(json.dumps(timing))
-    timing["full"] = json.loads(record.read_text()) if record.exists() else None
-    print(f"{sw.name}: {len(points)} points, {len(done)} computed, {elapsed:.1f} s")
-    return {"flows": flows, "queues": queues, "points": points, "timing": timing}
 
 
 def startup_sweep() -> ccsim.Sweep:
@@ -181,7 +149,8 @@ def saved_runs(scenarios: list[dict], out: Path, workers: int, force: bool) -> d
     """Runs the scenarios not yet saved under ``out`` (``workers`` processes); returns their
     results in order and the timings."""
     out.mkdir(parents=True, exist_ok=True)
-    dirs = [out / point_key(canonical_json(s), ccsim.__version__)[:16] for s in scenarios]
+    # Keyed like sweep points: a core rebuilt from changed source runs them again.
+    dirs = [out / point_key(canonical_json(s), core_id())[:16] for s in scenarios]
     todo = [(canonical_json(s), str(d)) for s, d in zip(scenarios, dirs)]
     todo = [t for t, d in zip(todo, dirs) if force or not (d / "flows.parquet").is_file()]
     t0 = time.perf_counter()
@@ -195,7 +164,7 @@ def saved_runs(scenarios: list[dict], out: Path, workers: int, force: bool) -> d
     elapsed = time.perf_counter() - t0
     results = [ccsim.Result.load(d) for d in dirs]
     timing = {
-        "output": out.relative_to(ROOT).as_posix(),
+        "output": shown(out),
         "points": len(scenarios),
         "computed": len(todo),
         "elapsed_s": elapsed,
@@ -203,10 +172,7 @@ def saved_runs(scenarios: list[dict], out: Path, workers: int, force: bool) -> d
         "sim_wall_s": float(sum(r.meta.get("wall_s", 0.0) for r in results)),
         "sim_s": float(sum(r.meta.get("duration_s", 0.0) for r in results)),
     }
-    record = out / "timing.json"
-    if len(todo) == len(scenarios):
-        record.write_text(json.dumps(timing))
-    timing["full"] = json.loads(record.read_text()) if record.exists() else None
+    timing = keep_timing(timing, out / "timing.json", len(todo) == len(scenarios))
     print(f"{out.name}: {len(scenarios)} runs, {len(todo)} computed, {elapsed:.1f} s")
     return {"results": results, "timing": timing, "walls": walls}
 
@@ -430,9 +396,7 @@ def extra_numbers(sw: dict[str, dict], main_pp: pd.DataFrame) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    ap.add_argument("--force", action="store_true", help="rerun points already on disk")
+    ap = parser(__doc__)
     ap.add_argument("--no-long", action="store_true", help="skip the 30-minute runs")
     args = ap.parse_args(argv)
     t_start = time.perf_counter()

@@ -16,10 +16,8 @@ in the report comes from these runs; the prose around them is written here.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import ccsim
@@ -52,31 +50,7 @@ from red_ecn_setup import (  # noqa: E402
     VARIANT_ORDER,
     VARIANTS,
 )
-
-
-def run_grid(path: Path, workers: int, force: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """Runs (or resumes) a sweep file; returns its flows and queues tables and timings."""
-    out = RESULTS / ccsim.load_sweep(path).name
-    done: list[ccsim.PointDone] = []
-    t0 = time.perf_counter()
-    flows = ccsim.sweep(path, output=out, workers=workers, force=force, on_point=done.append)
-    elapsed = time.perf_counter() - t0
-    queues = ccsim.sweep(path, output=out, workers=workers, table="queues", progress=False)
-    points = ccsim.sweep(path, output=out, workers=workers, table="points", progress=False)
-    timing = {
-        "points": len(points),
-        "computed": len(done),
-        "elapsed_s": elapsed,
-        "workers": workers,
-        "sim_wall_s": float(points["wall_s"].sum()),
-    }
-    # The last invocation that computed every point, kept beside the points (a cached rerun
-    # takes seconds and says nothing about the cost of the grid).
-    record = out / "red_ecn_timing.json"
-    if len(done) == len(points):
-        record.write_text(json.dumps(timing))
-    timing["full"] = json.loads(record.read_text()) if record.exists() else None
-    return flows, queues, timing
+from repro_grid import parser, run_grid  # noqa: E402
 
 
 def queue_label(value: str | dict) -> str:
@@ -237,29 +211,28 @@ def bar_figure(summary: pd.DataFrame) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    ap.add_argument("--force", action="store_true", help="rerun points already on disk")
+    ap = parser(__doc__)
     ap.add_argument("--no-readings", action="store_true", help="skip the sensitivity grid")
     args = ap.parse_args(argv)
 
     FIGURES.mkdir(parents=True, exist_ok=True)
-    flows, queues, timing = run_grid(GRID, args.workers, args.force)
-    pp = per_point(flows, queues)
+
+    def grid(path: Path) -> dict:
+        return run_grid(path, RESULTS / ccsim.load_sweep(path).name, args.workers, args.force)
+
+    main_grid = grid(GRID)
+    timing = main_grid["timing"]
+    pp = per_point(main_grid["flows"], main_grid["queues"])
     summary = summarise(pp, ["variant", "queue"])
-    print(f"grid: {timing['points']} points, {timing['computed']} computed, "
-          f"{timing['elapsed_s']:.1f} s")  # fmt: skip
 
     readings = None
     if not args.no_readings:
-        rflows, rqueues, rtiming = run_grid(READINGS, args.workers, args.force)
-        rpp = per_point(rflows, rqueues)
+        r = grid(READINGS)
+        rpp = per_point(r["flows"], r["queues"])
         rpp["reading"] = [reading_label(row) for _, row in rpp.iterrows()]
         order = list(dict.fromkeys(rpp["reading"]))
         rsum = summarise(rpp, ["reading", "variant", "queue"])
-        readings = (rsum, order, rtiming)
-        print(f"readings: {rtiming['points']} points, {rtiming['computed']} computed, "
-              f"{rtiming['elapsed_s']:.1f} s")  # fmt: skip
+        readings = (rsum, order, r["timing"])
 
     runs, early = figure_runs()
     # RED's own average (the EWMA), from the figure runs' seed, for the details table.
