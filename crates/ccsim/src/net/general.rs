@@ -221,7 +221,9 @@ impl General {
         true
     }
 
-    /// Starts serialising the next packet at `now`, if the queue has one.
+    /// Starts serialising the next packet at `now`, if the queue has one. Inline in its two
+    /// callers: once per packet, and its call cost 1.5 % of CoDel's `cC` in instructions.
+    #[inline(always)]
     fn start_next(
         &mut self,
         arena: &mut PacketArena,
