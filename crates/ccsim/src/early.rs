@@ -111,7 +111,7 @@ impl Simulation {
         let pkt = self.arena.get(p);
         let (i, to_sender) = (pkt.flow as usize, pkt.kind == Kind::TcpAck);
         self.early = true;
-        self.catch_up(i, to_sender, Event::Arrive(d).key(at));
+        self.catch_up(i, to_sender, Event::Arrive(d), at);
         self.now = at;
         self.deliver(p);
         self.now = now;
@@ -119,11 +119,11 @@ impl Simulation {
     }
 
     /// Takes, in the event queue's order, what flow `i`'s endpoint (its sender if `to_sender`,
-    /// else its receiver) would have taken by its events before the event with key `before`:
-    /// the receiver's delayed-ACK timer; the sender's retransmission timer, as often as it
+    /// else its receiver) would have taken by its events before event `ev` at `at`: the
+    /// receiver's delayed-ACK timer; the sender's retransmission timer, as often as it
     /// expires, and the flow's stop. Their own events, still pending, then find the timer
     /// stopped or moved (`LazyTimer::fired`) or the flow stopped already.
-    fn catch_up(&mut self, i: usize, to_sender: bool, before: u128) {
+    fn catch_up(&mut self, i: usize, to_sender: bool, ev: Event, at: SimTime) {
         // Only a sender stops (and a receiver's flow info may not be in the cache).
         let mut stop = if to_sender {
             self.info[i].stop.get()
@@ -134,22 +134,22 @@ impl Simulation {
             let FlowSlot::Tcp(c) = &self.flows[i] else {
                 return;
             };
-            let timer = if to_sender {
-                c.sender
-                    .rto_timer
-                    .deadline()
-                    .map(|t| Event::Rto(i as u32).key(t))
+            let (timer, timer_ev) = if to_sender {
+                (c.sender.rto_timer.deadline(), Event::Rto(i as u32))
             } else {
-                c.receiver
-                    .delack_timer
-                    .deadline()
-                    .map(|t| Event::DelAck(i as u32).key(t))
+                (c.receiver.delack_timer.deadline(), Event::DelAck(i as u32))
             };
+            // Usually both lie beyond `at`, which the times alone tell; the keys, which order
+            // events within an instant, are needed only where one might not.
+            if timer.is_none_or(|t| t > at) && stop.is_none_or(|t| t > at) {
+                return;
+            }
+            let timer = timer.map(|t| timer_ev.key(t));
             let stop_key = stop.map(|t| Event::Stop(i as u32).key(t));
             let Some(first) = timer.into_iter().chain(stop_key).min() else {
                 return;
             };
-            if first >= before {
+            if first >= ev.key(at) {
                 return;
             }
             let now = self.now;
