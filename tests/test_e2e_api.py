@@ -68,6 +68,26 @@ def test_traces_are_labelled(default_result):
     assert ((j.dropna() > 0) & (j.dropna() <= 1 + 1e-12)).all()
 
 
+def test_bandwidth_estimate_is_a_flow_series_for_the_algorithms_that_keep_one():
+    from matplotlib.figure import Figure
+
+    d = ccsim.default_scenario()
+    d["duration"] = 5
+    d["flows"][0].setdefault("tcp", {})["cc"] = "westwood"
+    d["flows"][1].setdefault("tcp", {})["cc"] = "ndca"
+    d["trace"] = {"series": ["bw_estimate"], "interval": "100ms"}
+    r = ccsim.run(d)
+    bw = r.trace("bw_estimate")
+    assert list(bw.columns) == ["time_s", "flow", "value"]
+    assert set(bw["flow"]) == {"tcp1", "tcp2"}  # not the CBR flow
+    # Both settle within the 10 Mb/s bottleneck they share with 2 Mb/s of CBR.
+    last = bw.groupby("flow", observed=True)["value"].last()
+    assert ((last > 1e6) & (last < 10e6)).all(), last
+    ax = Figure().add_subplot()
+    r.plot("bw_estimate", ax=ax)
+    assert ax.get_ylabel() == "estimate (Mb/s)"
+
+
 def test_same_seed_same_result_whatever_the_chunking():
     s = ccsim.default_scenario()
     s["duration"] = 5

@@ -34,10 +34,12 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "queue_bytes": ("queue length", "queue (KB)", 1e-3),
     "avg_queue": ("average queue (AQM)", "average queue (packets)", 1.0),
     "sojourn": ("sojourn time", "sojourn (ms)", 1e3),
+    "bw_estimate": ("bandwidth estimate", "estimate (Mb/s)", 1e-6),
 }
 # Series that hold their value until the next sample (recorded on change or sampled).
 _STEPPED = {
     "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
+    "bw_estimate",
 }  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.

@@ -168,11 +168,12 @@ impl Simulation {
 }
 
 /// The series that read a TCP sender's state as the run goes.
-const SENDER_SERIES: [SeriesName; 6] = [
+const SENDER_SERIES: [SeriesName; 7] = [
     SeriesName::Cwnd,
     SeriesName::Ssthresh,
     SeriesName::Srtt,
     SeriesName::Rto,
     SeriesName::Rtt,
     SeriesName::Recovery,
+    SeriesName::BwEstimate,
 ];

@@ -721,6 +721,9 @@ impl Simulation {
                     .record(SeriesName::Rto, id, now, s.rto().as_secs_f64());
                 self.rec
                     .record(SeriesName::Recovery, id, now, s.recovery_code());
+                if let Some(bw) = s.bw_estimate() {
+                    self.rec.record(SeriesName::BwEstimate, id, now, bw);
+                }
             }
         }
         for (l, link) in self.links.iter().enumerate() {

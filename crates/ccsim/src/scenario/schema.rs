@@ -497,10 +497,13 @@ pub enum SeriesName {
     AvgQueue,
     /// Sojourn time of the last packet to leave the queue per link direction, seconds.
     Sojourn,
+    /// The congestion control's bandwidth estimate per TCP flow, bits per second (Westwood+'s
+    /// BWE, NDCA's BW; recorded only for algorithms that keep one).
+    BwEstimate,
 }
 
 impl SeriesName {
-    pub const ALL: [SeriesName; 11] = [
+    pub const ALL: [SeriesName; 12] = [
         SeriesName::Cwnd,
         SeriesName::Ssthresh,
         SeriesName::Srtt,
@@ -512,6 +515,7 @@ impl SeriesName {
         SeriesName::Recovery,
         SeriesName::AvgQueue,
         SeriesName::Sojourn,
+        SeriesName::BwEstimate,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -526,6 +530,7 @@ impl SeriesName {
             SeriesName::Recovery => "recovery",
             SeriesName::AvgQueue => "avg_queue",
             SeriesName::Sojourn => "sojourn",
+            SeriesName::BwEstimate => "bw_estimate",
         }
     }
 }

@@ -597,6 +597,14 @@ impl Sender {
         r.changed(SeriesName::Srtt, f, now, self.st.srtt.as_secs_f64());
         r.changed(SeriesName::Rto, f, now, self.rtt.rto().as_secs_f64());
         r.changed(SeriesName::Recovery, f, now, self.recovery_code());
+        if let Some(bw) = self.bw_estimate() {
+            r.changed(SeriesName::BwEstimate, f, now, bw);
+        }
+    }
+
+    /// The congestion control's bandwidth estimate, bits per second, if it keeps one.
+    pub fn bw_estimate(&self) -> Option<f64> {
+        self.cc.bw_estimate().map(|bytes_per_s| bytes_per_s * 8.0)
     }
 
     /// 0 open (or CWR), 1 fast recovery, 2 after a timeout.

@@ -141,6 +141,12 @@ pub trait CongestionControl {
     fn on_feedback(&mut self, _st: &mut TcpState, _fb: &Feedback) -> bool {
         false
     }
+
+    /// The bandwidth estimate the algorithm keeps, bytes per second (the `bw_estimate` series),
+    /// if it keeps one.
+    fn bw_estimate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
@@ -274,6 +280,9 @@ impl CongestionControl for Cc {
     }
     fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
         dispatch!(self, c => c.on_feedback(st, fb))
+    }
+    fn bw_estimate(&self) -> Option<f64> {
+        dispatch!(self, c => c.bw_estimate())
     }
 }
 

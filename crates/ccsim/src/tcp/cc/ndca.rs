@@ -140,6 +140,11 @@ impl CongestionControl for Ndca {
         Reno.ssthresh(st)
     }
 
+    /// `preBW` (zero until the first update, and again from each loss until the next).
+    fn bw_estimate(&self) -> Option<f64> {
+        Some(self.pre_bw)
+    }
+
     fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
         if let Some(r) = ack.rtt {
             if r < self.base_rtt {

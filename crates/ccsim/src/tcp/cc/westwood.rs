@@ -72,6 +72,11 @@ impl CongestionControl for Westwood {
         Reno.ssthresh(st)
     }
 
+    /// BWE (zero until the first sample window closes).
+    fn bw_estimate(&self) -> Option<f64> {
+        Some(self.bw_est)
+    }
+
     fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
         Reno.cong_avoid(st, ack);
     }

@@ -1,0 +1,60 @@
+//! The `bw_estimate` series: the bandwidth estimate that Westwood+ and NDCA keep, recorded for
+//! them and for no other algorithm.
+
+mod common;
+use common::*;
+
+use ccsim::scenario::schema::SeriesName;
+
+/// One `cc` flow alone on a 10 Mb/s bottleneck (20 ms, 100 packets) for 20 s, with `trace`.
+fn alone(cc: &str, trace: &str) -> ccsim::results::Results {
+    let tcp = format!(r#""cc":"{cc}""#);
+    run_deterministic(&one_flow("10Mbps", 20.0, 100, 20.0, &tcp, "", trace))
+}
+
+const SAMPLED: &str = r#""series":["bw_estimate"],"interval":"100ms""#;
+
+/// With the bottleneck busy, ACKs come back at its packet rate, 10 Mb/s / (1500 · 8 b) =
+/// 833⅓ per second, each for 1448 payload bytes (MSS with timestamps): an estimate of the
+/// bytes acknowledged per second is 833⅓ · 1448 · 8 = 9,653,333 b/s. Both estimators start
+/// at zero and settle there.
+#[test]
+fn westwood_and_ndca_estimate_the_rate_acks_return_at() {
+    let acked_bps = 10e6 / (1500.0 * 8.0) * 1448.0 * 8.0;
+    for cc in ["westwood", "ndca"] {
+        let pts = points(&alone(cc, SAMPLED), SeriesName::BwEstimate, 0);
+        assert_eq!(pts.len(), 201, "{cc}: a sample every 100 ms, 0 to 20 s");
+        assert_eq!(pts[0], (0.0, 0.0), "{cc}: nothing measured at the start");
+        let late: Vec<f64> = pts.iter().filter(|p| p.0 >= 10.0).map(|p| p.1).collect();
+        let mean = late.iter().sum::<f64>() / late.len() as f64;
+        assert!(
+            (mean / acked_bps - 1.0).abs() < 0.002,
+            "{cc}: mean estimate {mean} b/s over the last 10 s"
+        );
+    }
+}
+
+/// Reno and CUBIC keep no estimate: the series is recorded, with no point for their flows.
+#[test]
+fn only_algorithms_that_keep_an_estimate_record_one() {
+    for cc in ["reno", "cubic"] {
+        let r = alone(cc, SAMPLED);
+        assert!(series(&r, SeriesName::BwEstimate).is_empty(), "{cc}");
+    }
+}
+
+/// Recorded on change (no interval), each point differs from the one before, and asking for
+/// the series changes no result.
+#[test]
+fn on_change_points_are_changes_and_change_nothing_else() {
+    for cc in ["westwood", "ndca"] {
+        let traced = alone(cc, r#""series":["bw_estimate"]"#);
+        let pts = points(&traced, SeriesName::BwEstimate, 0);
+        assert!(pts.len() > 20, "{cc}: {} points", pts.len());
+        assert!(
+            pts.windows(2).all(|w| w[0].1 != w[1].1 && w[0].0 <= w[1].0),
+            "{cc}"
+        );
+        assert_same_tables(&traced, &alone(cc, r#""series":[]"#), cc);
+    }
+}
