@@ -110,6 +110,39 @@ def test_killed_worker_loses_only_unfinished_points(tmp_path):
     assert df.point.nunique() == 8
 
 
+def test_series_table_keeps_each_points_time_series(tmp_path):
+    traced = base()
+    traced["trace"] = {"series": ["cwnd", "queue"], "interval": "200ms"}
+    axes = {"topology.bottleneck.queue.limit": [10, 100]}
+    s = ccsim.sweep(traced, axes, workers=0, output=tmp_path, table="series", progress=False)
+    assert list(s.columns) == [
+        "point", "key", *axes, "replication", "seed", "series", "time_s", "flow", "queue", "value",
+    ]  # fmt: skip
+    for limit, rows in s.groupby(list(axes)[0]):
+        alone = ccsim.run(traced, overrides={list(axes)[0]: limit}).all_series()
+        pd.testing.assert_frame_equal(rows[alone.columns].reset_index(drop=True), alone)
+    assert set(s.series) == {"cwnd", "queue"} and set(s[s.series == "cwnd"].flow) == {"bulk"}
+    assert (tmp_path / "series.parquet").exists()
+    # Read back from the points' files, identical.
+    again = ccsim.sweep(traced, axes, workers=0, output=tmp_path, table="series", progress=False)
+    pd.testing.assert_frame_equal(again, s)
+    # A sweep that records nothing has an empty series table with the same columns.
+    none = ccsim.sweep(base(), axes, workers=0, table="series", progress=False)
+    assert none.empty and list(none.columns) == list(s.columns)
+
+
+def test_a_point_missing_its_series_file_is_run_again(tmp_path):
+    from ccsim.sweep_store import Store
+
+    axes = {"topology.bottleneck.queue.limit": [10]}
+    df = ccsim.sweep(base(), axes, workers=0, output=tmp_path, table="points", progress=False)
+    Store(tmp_path).series_path(df.key[0]).unlink()  # damaged outside ccsim
+    with pytest.warns(UserWarning, match="series.parquet is missing"):
+        again = ccsim.sweep(base(), axes, workers=0, output=tmp_path, table="points",
+                            progress=False)  # fmt: skip
+    assert not again.cached.any()
+
+
 def test_force_reruns_everything(tmp_path):
     axes = {"topology.bottleneck.queue.limit": [10, 20]}
     ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False)

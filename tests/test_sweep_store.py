@@ -36,23 +36,34 @@ def frames():
         }
     )
     queues = pd.DataFrame({"link": ["l"], "utilisation": [0.5]})
-    return flows, queues
+    series = pd.DataFrame(
+        {"series": ["cwnd"], "time_s": [0.1], "flow": ["a"], "queue": [""], "value": [10.0]}
+    )
+    return flows, queues, series
 
 
 def test_ok_point_round_trip(tmp_path):
     store = Store(tmp_path)
     store.create()
-    flows, queues = frames()
+    flows, queues, series = frames()
     record = {"key": "k1", "status": "ok", "axes": {"a.b": 5}, "wall_s": 0.1}
     assert not store.done("k1")
-    store.save_ok("k1", record, flows, queues)
+    store.save_ok("k1", record, flows, queues, series)
     assert store.done("k1")
-    got_record, got_flows, got_queues = store.load("k1")
+    got_record, got_flows, got_queues, got_series = store.load("k1")
     assert got_record == record
     pd.testing.assert_frame_equal(got_flows, flows)
     pd.testing.assert_frame_equal(got_queues, queues)
+    pd.testing.assert_frame_equal(got_series, series)
     # Only the final files: no temporary left behind.
-    assert sorted(os.listdir(tmp_path / "points")) == ["k1.parquet", "k1.queues.parquet"]
+    assert sorted(os.listdir(tmp_path / "points")) == [
+        "k1.parquet",
+        "k1.queues.parquet",
+        "k1.series.parquet",
+    ]
+    # A point written before series were kept has none to load.
+    store.series_path("k1").unlink()
+    assert store.load("k1")[3] is None
 
 
 def test_failure_then_success_replaces_the_error(tmp_path):
@@ -75,7 +86,7 @@ def test_a_write_that_dies_leaves_nothing(tmp_path, monkeypatch):
 
     def die_on_flows(table, where):
         calls.append(where)
-        if len(calls) == 2:  # the flows table, written after the queues table
+        if len(calls) == 3:  # the flows table, written after the queues and series tables
             real(table, where)  # a partial file exists under the temporary name ...
             raise KeyboardInterrupt  # ... when the process is stopped
         real(table, where)
@@ -84,7 +95,7 @@ def test_a_write_that_dies_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         store.save_ok("k3", {"status": "ok"}, *frames())
     assert not store.done("k3")
-    assert sorted(os.listdir(tmp_path / "points")) == ["k3.queues.parquet"]
+    assert sorted(os.listdir(tmp_path / "points")) == ["k3.queues.parquet", "k3.series.parquet"]
 
 
 def test_manifest(tmp_path):

@@ -60,6 +60,19 @@ def _labelled(ids: np.ndarray, labels: list[str]) -> Any:
     return np.asarray(labels, dtype=object)[codes]
 
 
+def empty_series() -> pd.DataFrame:
+    """``Result.all_series()`` of a run that recorded no series."""
+    return pd.DataFrame(
+        {
+            "series": pd.Series(dtype=object),
+            "time_s": pd.Series(dtype=float),
+            "flow": pd.Series(dtype=object),
+            "queue": pd.Series(dtype=object),
+            "value": pd.Series(dtype=float),
+        }
+    )
+
+
 def series_frame(name: str, raw: dict[str, Any], flows: pd.DataFrame, queues: pd.DataFrame):
     """Long-format DataFrame (``time_s``, ``flow``/``queue``, ``value``) of one core series."""
     time_s = decode_column(raw["time_s"])
@@ -115,6 +128,32 @@ class Result:
     def series_names(self) -> list[str]:
         """Names of the recorded series, in the order the core returned them."""
         return list(self._traces)
+
+    def all_series(self) -> pd.DataFrame:
+        """Every recorded series in one long-format DataFrame, in the order of
+        ``series_names``: ``series`` (its name), ``time_s``, ``flow`` (for a flow series, else
+        ``""``), ``queue`` (for a queue series, else ``""``), ``value``. Empty, with these
+        columns, if the scenario recorded none. Sweeps keep this table per point."""
+        frames = []
+        for name, t in self._traces.items():
+            n = len(t)
+            blank = np.full(n, "", dtype=object)
+            label = next(c for c in t.columns if c not in ("time_s", "value"))
+            own = t[label].astype(str).to_numpy(dtype=object)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "series": np.full(n, name, dtype=object),
+                        "time_s": t["time_s"].to_numpy(dtype=float),
+                        "flow": blank if label == "queue" else own,
+                        "queue": own if label == "queue" else blank,
+                        "value": t["value"].to_numpy(dtype=float),
+                    }
+                )
+            )
+        if not frames:
+            return empty_series()
+        return pd.concat(frames, ignore_index=True)
 
     def trace(self, name: str) -> pd.DataFrame:
         """One recorded series as a long-format DataFrame: ``time_s``, then ``flow`` (flow

@@ -59,6 +59,7 @@ def run_point(text: str) -> dict[str, Any]:
         "ok": True,
         "flows": result.flows,
         "queues": result.queues,
+        "series": result.all_series(),
         "meta": result.meta,
         "wall_s": result.meta.get("wall_s", time.perf_counter() - t0),
         "worker": where,

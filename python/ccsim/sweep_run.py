@@ -25,7 +25,9 @@ from .sweep_exec import DaskCluster, InProcess, LocalPool, WorkerDied
 from .sweep_spec import Point, Sweep, check, invalid_report, is_sweep_file, load_sweep
 from .sweep_store import FORMAT, Store, canonical_json, point_key
 
-TABLES = ("flows", "queues", "points")
+TABLES = ("flows", "queues", "points", "series")
+# What a finished point holds: its record, and its flows, queues and series tables.
+Tables = tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame]
 
 
 @dataclass
@@ -55,7 +57,7 @@ class SweepOutcome:
     missing: int = 0  # distinct scenarios that did not run (a worker died)
     stopped: str = ""  # why they did not run
     wall_s: float = 0.0
-    results: dict[str, tuple[dict, pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
+    results: dict[str, Tables] = field(default_factory=dict)
     cached_keys: set[str] = field(default_factory=set)
 
     @property
@@ -72,15 +74,16 @@ class SweepOutcome:
         }
 
     def table(self, which: str = "flows") -> pd.DataFrame:
-        """``flows`` or ``queues``: that table of every finished point, one row per flow or
-        link direction, led by the point's columns (``point``, ``key``, the axis paths,
-        ``replication``, ``seed``); ``points``: one row per point with its status."""
+        """``flows``, ``queues`` or ``series``: that table of every finished point (one row per
+        flow, link direction, or recorded time-series point: ``Result.all_series``), led by
+        the point's columns (``point``, ``key``, the axis paths, ``replication``, ``seed``);
+        ``points``: one row per point with its status."""
         if which not in TABLES:
             raise ValueError(f"table must be one of {', '.join(TABLES)}, not {which!r}")
         if which == "points":
             df = pd.DataFrame([self._point_row(pt) for pt in self.points])
         else:
-            df = self._rows(0 if which == "flows" else 1)
+            df = self._rows({"flows": 1, "queues": 2, "series": 3}[which])
         df.attrs["axes"] = list(self.axes)
         return df
 
@@ -103,7 +106,7 @@ class SweepOutcome:
             key = self.keys[pt.index]
             if key not in self.results:
                 continue
-            body = self.results[key][1 + which]
+            body = self.results[key][which]
             head = pd.DataFrame({c: [v] * len(body) for c, v in self._prefix(pt).items()})
             frames.append(pd.concat([head, body.reset_index(drop=True)], axis=1))
         if not frames:
@@ -120,16 +123,21 @@ class SweepOutcome:
         return pd.DataFrame(rows)
 
     def save_tables(self, directory: str | os.PathLike) -> list[Path]:
-        """``summary.parquet`` and ``summary.csv`` (flows), ``queues.parquet``, ``points.csv``."""
+        """``summary.parquet`` and ``summary.csv`` (flows), ``queues.parquet``, ``points.csv``,
+        and ``series.parquet`` where the points recorded time series."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        flows, queues, points = (self.table(t) for t in TABLES)
+        flows, queues, points, series = (self.table(t) for t in TABLES)
         written = [out / "summary.parquet", out / "summary.csv", out / "queues.parquet"]
         _parquet_safe(flows).to_parquet(written[0], index=False)
         flows.to_csv(written[1], index=False)
         _parquet_safe(queues).to_parquet(written[2], index=False)
         points.to_csv(out / "points.csv", index=False)
-        return [*written, out / "points.csv"]
+        written.append(out / "points.csv")
+        if len(series):
+            written.append(out / "series.parquet")
+            _parquet_safe(series).to_parquet(written[-1], index=False)
+        return written
 
     def report(self) -> str:
         """``40 points: 30 run, 8 cached, 2 failed in 12.3 s`` and one line per failure."""
@@ -277,9 +285,10 @@ def execute(
                     pt = first[key]
                     record = _record(pt, key, version, scenarios[pt.index], payload)
                     if payload["ok"]:
+                        tables = (payload["flows"], payload["queues"], payload["series"])
                         if store is not None:
-                            store.save_ok(key, record, payload["flows"], payload["queues"])
-                        out.results[key] = (record, payload["flows"], payload["queues"])
+                            store.save_ok(key, record, *tables)
+                        out.results[key] = (record, *tables)
                     else:
                         if store is not None:
                             store.save_failed(key, record)
@@ -302,19 +311,24 @@ def execute(
     return out
 
 
-def _cached(store: Store, key: str) -> tuple[dict, pd.DataFrame, pd.DataFrame] | None:
+def _cached(store: Store, key: str) -> Tables | None:
     """A done point's files, or None to run it again: a file damaged outside ccsim, or one
     written by a ccsim whose record format differs, is recomputed rather than trusted."""
     if not store.done(key):
         return None
     try:
-        loaded = store.load(key)
+        record, flows, queues, series = store.load(key)
     except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
         warnings.warn(
             f"{store.flows_path(key)} is unreadable ({e}); running it again", stacklevel=3
         )
         return None
-    return loaded if loaded[0].get("format") == FORMAT else None
+    if record.get("format") != FORMAT:
+        return None
+    if series is None:
+        warnings.warn(f"{store.series_path(key)} is missing; running it again", stacklevel=3)
+        return None
+    return record, flows, queues, series
 
 
 def _manifest(spec: Sweep, name: str, version: str, points: Sequence[Point], keys: dict) -> dict:
@@ -377,8 +391,10 @@ def sweep(
     runs only the points not there yet (``force=True`` reruns all). ``workers``: local
     processes (default one per core; 0 runs in this process). ``client``: a
     ``distributed.Client`` to run on Dask instead. ``table``: ``"flows"`` (one row per point
-    and flow), ``"queues"`` (per point and link direction) or ``"points"`` (per point, with
-    status and wall time). ``on_point``: called with a :class:`PointDone` as each finishes.
+    and flow), ``"queues"`` (per point and link direction), ``"points"`` (per point, with
+    status and wall time) or ``"series"`` (per point and time-series sample, for the series the
+    scenario's ``trace`` records: ``Result.all_series``). ``on_point``: called with a
+    :class:`PointDone` as each finishes.
 
     Raises :class:`SweepError` (a :class:`ScenarioError`) before running anything if any
     point is invalid, naming each with its axis values; :class:`SweepFailed` after running

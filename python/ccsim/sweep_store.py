@@ -6,12 +6,13 @@ Layout of ``DIR``::
     points/<key>.parquet        a finished point's flows table; its record (axis values, seed,
                                 wall time, run facts, the scenario) in the Parquet metadata
     points/<key>.queues.parquet the same point's queues table
+    points/<key>.series.parquet the same point's recorded time series (``Result.all_series``)
     points/<key>.error.json     a point that failed while running, with the error
 
 The per-point files are the truth: a point is done when ``<key>.parquet`` exists. Each file is
 written to a temporary name and renamed into place (atomic on POSIX and Windows), so a process
-killed mid-write never leaves a half file that a rerun would take for a result. The queues
-table is written before the flows table, so a done point always has both.
+killed mid-write never leaves a half file that a rerun would take for a result. The queues and
+series tables are written before the flows table, so a done point always has all three.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import pyarrow.parquet as pq
 
 from .runner import _json_default
 
-FORMAT = 1  # of the per-point record; bump if its meaning changes
+FORMAT = 2  # of the per-point record; bump if its meaning changes (2: the series file)
 META_KEY = b"ccsim.point"
 
 
@@ -91,6 +92,9 @@ class Store:
     def queues_path(self, key: str) -> Path:
         return self.points / f"{key}.queues.parquet"
 
+    def series_path(self, key: str) -> Path:
+        return self.points / f"{key}.series.parquet"
+
     def error_path(self, key: str) -> Path:
         return self.points / f"{key}.error.json"
 
@@ -98,10 +102,16 @@ class Store:
         return self.flows_path(key).is_file()
 
     def save_ok(
-        self, key: str, record: dict[str, Any], flows: pd.DataFrame, queues: pd.DataFrame
+        self,
+        key: str,
+        record: dict[str, Any],
+        flows: pd.DataFrame,
+        queues: pd.DataFrame,
+        series: pd.DataFrame,
     ) -> None:
-        q, f = _table(queues, None), _table(flows, record)
+        q, s, f = _table(queues, None), _table(series, None), _table(flows, record)
         _atomic(self.queues_path(key), lambda tmp: pq.write_table(q, tmp))
+        _atomic(self.series_path(key), lambda tmp: pq.write_table(s, tmp))
         _atomic(self.flows_path(key), lambda tmp: pq.write_table(f, tmp))
         self.error_path(key).unlink(missing_ok=True)  # an earlier failure is now superseded
 
@@ -109,12 +119,17 @@ class Store:
         text = json.dumps(record, indent=2, default=_json_default, allow_nan=True) + "\n"
         _atomic(self.error_path(key), lambda tmp: Path(tmp).write_text(text))
 
-    def load(self, key: str) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
-        """A done point's record, flows and queues tables."""
+    def load(
+        self, key: str
+    ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
+        """A done point's record, flows, queues and series tables (None for the series of a
+        point written before they were kept, record format 1)."""
         table = pq.read_table(self.flows_path(key))
         record = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
         queues = pq.read_table(self.queues_path(key)).to_pandas()
-        return record, table.to_pandas(), queues
+        path = self.series_path(key)
+        series = pq.read_table(path).to_pandas() if path.is_file() else None
+        return record, table.to_pandas(), queues, series
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         text = json.dumps(manifest, indent=1, default=_json_default, allow_nan=True) + "\n"
