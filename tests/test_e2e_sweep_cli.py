@@ -55,6 +55,19 @@ def test_example_runs_then_resumes(tmp_path, capsys):
     assert pd.read_parquet(out / "summary.parquet").equals(df)
 
 
+def test_recorded_series_are_written_for_every_point(tmp_path, capsys):
+    traced = grid(tmp_path)
+    text = traced.read_text().replace(
+        "[sweep.set]\n", '[sweep.set]\n"trace.series" = ["cwnd"]\n"trace.interval" = "500ms"\n'
+    )
+    traced.write_text(text)
+    out = tmp_path / "out"
+    assert main(["sweep", str(traced), "-o", str(out), "-q"]) == 0
+    series = pd.read_parquet(out / "series.parquet")
+    assert set(series.series) == {"cwnd"} and set(series.point) == {0, 1}
+    assert set(series.time_s) == {0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0}
+
+
 def test_default_directory_and_set(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     path = grid(tmp_path, extra='name = "my grid"\n')
