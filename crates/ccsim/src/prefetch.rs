@@ -9,6 +9,14 @@
 /// Prefetches the cache lines that `bytes` bytes from `p` reach into every cache level.
 #[inline(always)]
 pub fn lines<T>(p: *const T, bytes: usize) {
+    if bytes <= 64 {
+        // At most two lines: the first and the last byte's, without a loop (most callers pass
+        // a constant size, so this test folds away). Where they share a line the second
+        // prefetch finds it on its way.
+        line(p as usize);
+        line((p as usize).wrapping_add(bytes.max(1) - 1));
+        return;
+    }
     let first = p as usize & !63;
     let last = (p as usize).wrapping_add(bytes.max(1) - 1) & !63;
     let mut at = first;
@@ -18,6 +26,16 @@ pub fn lines<T>(p: *const T, bytes: usize) {
             break;
         }
         at += 64;
+    }
+}
+
+/// Prefetches the `bytes` bytes from `p`, which starts a cache line (a type aligned to 64):
+/// a constant size unrolls into one prefetch per line.
+#[inline(always)]
+pub fn aligned_lines<T>(p: *const T, bytes: usize) {
+    debug_assert_eq!(p as usize % 64, 0, "not at the start of a line");
+    for i in 0..bytes.div_ceil(64) {
+        line((p as usize).wrapping_add(64 * i));
     }
 }
 
@@ -43,6 +61,7 @@ mod tests {
         lines(v.as_ptr(), std::mem::size_of_val(&v));
         lines(std::ptr::null::<u8>(), 1);
         lines(usize::MAX as *const u8, 64);
+        aligned_lines(std::ptr::null::<u8>(), 256);
         assert_eq!(v[39], 7);
     }
 }

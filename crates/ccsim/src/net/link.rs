@@ -451,7 +451,7 @@ impl LinkDir {
     /// direction, four lines (the layout of `LinkDir`).
     #[inline(always)]
     pub fn prefetch(&self) {
-        crate::prefetch::lines(self, std::mem::size_of::<LinkDir>());
+        crate::prefetch::aligned_lines(self, std::mem::size_of::<LinkDir>());
     }
 
     /// Prefetches the ends of a fed direction's inbound run, or of its line where it takes
