@@ -559,7 +559,7 @@ impl Simulation {
     /// Sends what an endpoint at `node` put in `out`. Sending may hand a packet to another
     /// endpoint early (`early.rs`), which fills `out` again and sends from within this call:
     /// the spare buffer saves that inner call an allocation.
-    pub(crate) fn flush(&mut self, node: u32) {
+    fn flush(&mut self, node: u32) {
         let spare = std::mem::take(&mut self.spare_out);
         let mut out = std::mem::replace(&mut self.out, spare);
         for p in out.drain(..) {
@@ -572,11 +572,7 @@ impl Simulation {
     }
 
     /// Runs `f` on flow `i` with an I/O context (disjoint borrows of the simulation's fields).
-    pub(crate) fn with_flow<R>(
-        &mut self,
-        i: usize,
-        f: impl FnOnce(&mut FlowSlot, &mut Io) -> R,
-    ) -> R {
+    fn with_flow<R>(&mut self, i: usize, f: impl FnOnce(&mut FlowSlot, &mut Io) -> R) -> R {
         let mut io = Io {
             now: self.now,
             out: &mut self.out,
@@ -682,7 +678,7 @@ impl Simulation {
     }
 
     /// Schedules the events the connection's lazy timers need.
-    pub(crate) fn arm_timers(&mut self, i: usize) {
+    fn arm_timers(&mut self, i: usize) {
         self.arm_timer(i, true);
         self.arm_timer(i, false);
     }
