@@ -39,6 +39,7 @@ from .scenario import (
     Scenario,
     TcpFlow,
     Trace,
+    Xcp,
     default_scenario,
     load,
 )
@@ -113,4 +114,5 @@ __all__ = [
     "sweep",
     "utilisation",
     "validate",
+    "Xcp",
 ]

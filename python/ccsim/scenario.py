@@ -47,6 +47,7 @@ __all__ = [
     "load",
     "parse_value",
     "set_path",
+    "Xcp",
     "to_plain",
 ]
 
@@ -168,6 +169,24 @@ class FqCodel(_Builder):
 
 
 @dataclass
+class Xcp(_Builder):
+    """The XCP router (Katabi et al. 2002): a FIFO of ``limit`` packets whose departing XCP
+    packets get the controllers' feedback (``alpha`` 0.4, ``beta`` 0.226, ``gamma`` 0.1). Flows
+    take part with ``cc="xcp"``. ``congestion_threshold`` (packets) turns on Sheela & Raja's
+    congestion bit for senders with ``cc={"kind": "xcp", "window_adjustment": True}``."""
+
+    kind: ClassVar[str] = "xcp"
+    limit: int | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    gamma: float | None = None
+    initial_interval: Quantity | None = None
+    min_interval: Quantity | None = None
+    queue_window: float | None = None
+    congestion_threshold: int | None = None
+
+
+@dataclass
 class Bernoulli(_Builder):
     """Each packet is lost independently with probability ``p``."""
 
@@ -204,7 +223,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Xcp, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 

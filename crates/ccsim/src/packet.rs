@@ -78,9 +78,17 @@ pub fn unwrap_seq(w: u32, near: u64) -> u64 {
 /// feedback routers rewrite. Carried only by XCP flows.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct XcpHeader {
+    /// The sender's window, bytes on the wire (`H_cwnd`).
     pub cwnd_bytes: f64,
+    /// The sender's RTT estimate, seconds; 0 before it has one (`H_rtt`).
     pub rtt_s: f64,
+    /// Window change, bytes: set by the sender, only lowered by routers (`H_feedback`).
     pub feedback_bytes: f64,
+    /// Sheela & Raja's congestion bit: a router saw its input reach capacity or its queue
+    /// reach `Q_th`.
+    pub congested: bool,
+    /// The bit was set with the queue at or above `Q_th` (the sender's smaller factor).
+    pub queue_high: bool,
 }
 
 #[derive(Clone, Debug)]

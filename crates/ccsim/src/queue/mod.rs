@@ -6,7 +6,8 @@
 //! an enum, not a trait object, so the per-packet call is a direct `match`.
 //!
 //! One file per discipline: `droptail`, `red` (ns-2.35's RED), `codel` (RFC 8289), `pie`
-//! (RFC 8033) and `fq_codel` (RFC 8290, reusing CoDel's state machine). An AQM marks an
+//! (RFC 8033), `fq_codel` (RFC 8290, reusing CoDel's state machine) and `xcp` (the XCP router,
+//! which rewrites the feedback of departing packets). An AQM marks an
 //! ECN-capable packet instead of dropping it only where its decision is a congestion signal
 //! that ECN may carry (RFC 3168 §5); a packet that does not fit the physical queue is always
 //! dropped.
@@ -16,6 +17,7 @@ pub mod droptail;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod xcp;
 
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::rng::Rng;
@@ -26,6 +28,7 @@ pub use droptail::DropTail;
 pub use fq_codel::FqCodel;
 pub use pie::Pie;
 pub use red::Red;
+pub use xcp::Xcp;
 
 /// Why a packet was dropped or marked, in ns-2's terms: `Overflow` is the physical queue being
 /// full; `Early` is an unforced AQM decision (RED's random drop, PIE's random drop, CoDel's
@@ -98,6 +101,7 @@ pub enum Queue {
     Codel(Box<Codel>),
     Pie(Box<Pie>),
     FqCodel(Box<FqCodel>),
+    Xcp(Box<Xcp>),
 }
 
 macro_rules! dispatch {
@@ -108,6 +112,7 @@ macro_rules! dispatch {
             Queue::Codel($q) => $e,
             Queue::Pie($q) => $e,
             Queue::FqCodel($q) => $e,
+            Queue::Xcp($q) => $e,
         }
     };
 }

@@ -1,4 +1,5 @@
-//! The schema of the active queue managements (`kind = "red" | "codel" | "pie" | "fq_codel"`)
+//! The schema of the active queue managements (`kind = "red" | "codel" | "pie" | "fq_codel" |
+//! "xcp"`)
 //! and their validation into queue disciplines. Part of the scenario schema (`schema.rs`
 //! re-exports the specs); kept apart so each discipline's parameters, defaults and checks sit
 //! together. Parameter names follow the literature and ns-2/Linux; every field left out takes
@@ -15,7 +16,8 @@ use crate::queue::codel::{self, CodelParams};
 use crate::queue::fq_codel::{self, FqCodelParams};
 use crate::queue::pie::{self, PieParams};
 use crate::queue::red::{self, RedConfig};
-use crate::queue::{Codel, FqCodel, Pie, Queue, Red};
+use crate::queue::xcp::{self, XcpParams};
+use crate::queue::{Codel, FqCodel, Pie, Queue, Red, Xcp};
 use crate::time::{Rate, SimTime};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
@@ -184,6 +186,40 @@ pub struct FqCodelSpec {
     /// Mark ECN-capable packets instead of dropping them. Default true (RFC 8290 §5, Linux).
     #[serde(default)]
     pub ecn: Option<bool>,
+}
+
+/// The XCP router (Katabi, Handley & Rohrs 2002; `queue/xcp.rs`): a FIFO whose departing XCP
+/// packets carry the efficiency and fairness controllers' feedback. Flows take part with
+/// `cc = "xcp"`; other traffic shares the FIFO and counts as input.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct XcpSpec {
+    /// Packets waiting before an arrival is dropped. Default: the profile's queue limit.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Efficiency gain α, in (0, π/(4√2)) for stability. Default 0.4.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Queue gain β. Default 0.226 (α²·√2).
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// Share of the input traffic shuffled per interval, in [0, 1]. Default 0.1.
+    #[serde(default)]
+    pub gamma: Option<f64>,
+    /// Control interval until a packet carries an RTT. Default 50 ms.
+    #[serde(default)]
+    pub initial_interval: Option<Duration>,
+    /// Shortest control and queue-estimation interval. Default 1 ms.
+    #[serde(default)]
+    pub min_interval: Option<Duration>,
+    /// The persistent queue's window as a share of the estimated propagation delay, in (0, 1]:
+    /// 1 as the paper says, 0.5 as the ns-2 codes do. Default 1.
+    #[serde(default)]
+    pub queue_window: Option<f64>,
+    /// Sheela & Raja's window adjustment: set the congestion bit on departing XCP packets when
+    /// the input rate reaches capacity or this many packets wait (`Q_th`). Default: off.
+    #[serde(default)]
+    pub congestion_threshold: Option<u32>,
 }
 
 fn positive_time(v: Option<Duration>, def: SimTime, path: &str, field: &str) -> Result<SimTime> {
@@ -359,6 +395,53 @@ pub fn fq_codel(s: &FqCodelSpec, path: &str) -> Result<Queue> {
             "packet",
         )?,
     }))))
+}
+
+pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate) -> Result<Queue> {
+    let mut p = XcpParams::new(rate.bps() as f64 / 8.0, profile.queue_limit());
+    p.limit = at_least_one(s.limit, p.limit, path, "limit", "packet")?;
+    let stable = std::f64::consts::PI / (4.0 * std::f64::consts::SQRT_2);
+    p.alpha = s.alpha.unwrap_or(xcp::ALPHA);
+    if !(p.alpha > 0.0 && p.alpha < stable) {
+        return err(
+            path,
+            "alpha",
+            format!("{} is outside (0, {stable:.4})", p.alpha),
+        );
+    }
+    p.beta = s.beta.unwrap_or(xcp::BETA);
+    if !(p.beta.is_finite() && p.beta >= 0.0) {
+        return err(
+            path,
+            "beta",
+            format!("{} must be a non-negative number", p.beta),
+        );
+    }
+    p.gamma = in_range(
+        s.gamma.unwrap_or(xcp::GAMMA),
+        false,
+        0.0,
+        1.0,
+        path,
+        "gamma",
+    )?;
+    p.initial_interval = positive_time(
+        s.initial_interval,
+        p.initial_interval,
+        path,
+        "initial_interval",
+    )?;
+    p.min_interval = positive_time(s.min_interval, p.min_interval, path, "min_interval")?;
+    p.queue_window = in_range(
+        s.queue_window.unwrap_or(1.0),
+        true,
+        0.0,
+        1.0,
+        path,
+        "queue_window",
+    )?;
+    p.congestion_threshold = s.congestion_threshold;
+    Ok(Queue::Xcp(Box::new(Xcp::new(p))))
 }
 
 #[cfg(test)]

@@ -303,6 +303,7 @@ fn build_queue(
         Some(QueueSpec::Codel(c)) => super::aqm::codel(c, path),
         Some(QueueSpec::Pie(p)) => super::aqm::pie(p, path),
         Some(QueueSpec::FqCodel(f)) => super::aqm::fq_codel(f, path),
+        Some(QueueSpec::Xcp(x)) => super::aqm::xcp(x, path, profile, rate),
         None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
         Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
             (Some(_), Some(_)) => err(

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use super::aqm::{CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec};
+pub use super::aqm::{CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
 use crate::tcp::cc::CcSpec;
@@ -163,9 +163,12 @@ pub enum QueueSpec {
     Pie(PieSpec),
     #[schemars(rename = "fq_codel")]
     FqCodel(FqCodelSpec),
+    #[schemars(rename = "xcp")]
+    Xcp(XcpSpec),
 }
 tagged_enum!(QueueSpec, "queue kind", {
     "droptail" => DropTail, "red" => Red, "codel" => Codel, "pie" => Pie, "fq_codel" => FqCodel,
+    "xcp" => Xcp,
 });
 
 /// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,

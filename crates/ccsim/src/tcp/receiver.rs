@@ -12,7 +12,7 @@ use super::ecn::EcnEcho;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::opt::Opt;
-use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
 use crate::time::{OptTime, SimTime};
 
 pub struct Receiver {
@@ -28,9 +28,9 @@ pub struct Receiver {
     dscp: u8,
     /// Next byte expected.
     pub rcv_nxt: u64,
-    /// What arrived out of order, made at the first such segment: a connection that never
-    /// sees one (most, on a clean path) keeps 8 bytes for it instead of 48.
-    holes: Option<Box<Holes>>,
+    /// What arrived out of order and XCP's echo, made at first use: a connection that never
+    /// needs either (most, on a clean path) keeps 8 bytes for them instead of 88.
+    rare: Option<Box<Rare>>,
     unacked: u32,
     ts_recent: SimTime,
     pub delack_timer: LazyTimer,
@@ -43,9 +43,9 @@ pub struct Receiver {
     pub ecn: EcnEcho,
 }
 
-/// Out-of-order data and the SACK blocks that report it.
+/// Out-of-order data and the SACK blocks that report it, and the XCP echo.
 #[derive(Default)]
-struct Holes {
+struct Rare {
     /// Out-of-order data above `rcv_nxt`: sorted, disjoint, non-adjacent `[start, end)`
     /// blocks. A deque, because filling the first hole takes blocks off the front: a loss burst
     /// in a window of thousands of segments leaves hundreds of blocks, and shifting them all
@@ -54,6 +54,8 @@ struct Holes {
     ooo: VecDeque<(u64, u64)>,
     /// Blocks in the order they were last reported (RFC 2018 §4).
     recent: Vec<(u64, u64)>,
+    /// XCP headers of the segments the next ACK acknowledges, summed (`echo_xcp`).
+    xcp: Option<XcpHeader>,
 }
 
 pub struct ReceiverConfig {
@@ -80,7 +82,7 @@ impl Receiver {
             sack: c.sack,
             dscp: c.dscp,
             rcv_nxt: 0,
-            holes: None,
+            rare: None,
             unacked: 0,
             ts_recent: SimTime::ZERO,
             delack_timer: LazyTimer::default(),
@@ -106,6 +108,9 @@ impl Receiver {
             return;
         }
         let echo_starts = self.ecn.on_data(pkt);
+        if let Some(x) = &pkt.xcp {
+            self.echo_xcp(x);
+        }
         let s = unwrap_seq(pkt.seq, self.rcv_nxt);
         let e = s + pkt.payload as u64;
         self.bytes_arrived += pkt.payload as u64;
@@ -115,7 +120,7 @@ impl Receiver {
                 // RFC 7323 §4.3: echo the TSval of the earliest unacknowledged segment.
                 self.ts_recent = pkt.ts_val();
             }
-            let had_hole = self.holes.as_ref().is_some_and(|h| !h.ooo.is_empty());
+            let had_hole = self.rare.as_ref().is_some_and(|h| !h.ooo.is_empty());
             self.rcv_nxt = e;
             self.absorb_ooo();
             had_hole
@@ -157,7 +162,7 @@ impl Receiver {
     }
 
     fn absorb_ooo(&mut self) {
-        let Some(h) = self.holes.as_deref_mut() else {
+        let Some(h) = self.rare.as_deref_mut() else {
             return;
         };
         while let Some(&(a, b)) = h.ooo.front() {
@@ -172,7 +177,7 @@ impl Receiver {
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
-        let h = self.holes.get_or_insert_default();
+        let h = self.rare.get_or_insert_default();
         // Merge [s, e) with every block it touches or overlaps: blocks lo..hi, since the
         // blocks are sorted and no two touch (a merge cannot reach a block beyond them).
         let lo = h.ooo.partition_point(|&(_, y)| y < s);
@@ -192,6 +197,27 @@ impl Receiver {
         h.recent.truncate(2 * MAX_SACK);
     }
 
+    /// Keeps a data segment's XCP header for the ACK (Katabi et al. 2002 §3.2: the receiver
+    /// copies it). A delayed ACK that acknowledges two segments carries the sum of their
+    /// feedback, as each was that segment's share of the routers' decision (dropping one would
+    /// halve the control gain); the window and RTT are the later segment's, the congestion bits
+    /// either's.
+    #[inline(never)]
+    fn echo_xcp(&mut self, x: &XcpHeader) {
+        let r = self.rare.get_or_insert_default();
+        match r.xcp.as_mut() {
+            None => r.xcp = Some(*x),
+            Some(h) => {
+                *h = XcpHeader {
+                    feedback_bytes: h.feedback_bytes + x.feedback_bytes,
+                    congested: h.congested || x.congested,
+                    queue_high: h.queue_high || x.queue_high,
+                    ..*x
+                }
+            }
+        }
+    }
+
     fn send_ack(&mut self, io: &mut Io, fl: u8) {
         let mut p = Packet::new(
             self.flow,
@@ -208,7 +234,7 @@ impl Receiver {
             p.flags |= self.ecn.ack_flags();
         }
         p.ts_ecr = self.ts_recent;
-        if let (true, Some(h)) = (self.sack, self.holes.as_deref()) {
+        if let (true, Some(h)) = (self.sack, self.rare.as_deref()) {
             let n = h.recent.len().min(self.sack_blocks as usize);
             for (w, &(a, b)) in p.sack.iter_mut().zip(&h.recent[..n]) {
                 *w = (wire_seq(a), wire_seq(b));
@@ -218,6 +244,20 @@ impl Receiver {
         self.unacked = 0;
         self.delack_timer.set_deadline(None);
         io.send(p);
+        if let Some(r) = self.rare.as_deref_mut() {
+            if r.xcp.is_some() {
+                Self::attach_xcp(r, io);
+            }
+        }
+    }
+
+    /// Moves the summed XCP echo onto the ACK just sent; out of line and after the send, as
+    /// the sender's `stamp_xcp`.
+    #[inline(never)]
+    fn attach_xcp(r: &mut Rare, io: &mut Io) {
+        if let (Some(p), Some(x)) = (io.out.last_mut(), r.xcp.take()) {
+            p.xcp = Some(Box::new(x));
+        }
     }
 }
 
@@ -277,7 +317,7 @@ mod tests {
         for k in [2, 3, 5, 6, 8, 9, 11] {
             segment(&mut r, k);
         }
-        let h = r.holes.as_ref().expect("holes made");
+        let h = r.rare.as_ref().expect("holes made");
         assert_eq!(
             h.ooo,
             [(2, 4), (5, 7), (8, 10), (11, 12)].map(|(a, b)| (a * MSS, b * MSS))
@@ -294,6 +334,6 @@ mod tests {
         assert_eq!(segment(&mut r, 1), (10, vec![(11, 13)]));
         // Segment 10 fills the last: nothing out of order remains.
         assert_eq!(segment(&mut r, 10), (13, vec![]));
-        assert!(r.holes.as_ref().is_some_and(|h| h.ooo.is_empty()));
+        assert!(r.rare.as_ref().is_some_and(|h| h.ooo.is_empty()));
     }
 }

@@ -14,7 +14,7 @@ use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
 use crate::opt::Opt;
-use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
 use crate::scenario::profiles::TcpParams;
 use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
 use crate::time::{OptTime, SimTime};
@@ -318,6 +318,9 @@ impl Sender {
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
         io.send(p);
+        if matches!(self.cc, Cc::Xcp(_)) {
+            self.stamp_xcp(io);
+        }
     }
 
     /// Segments the window allows outstanding (`nxt - una`), outside SACK recovery.
@@ -423,12 +426,8 @@ impl Sender {
         let ece = pkt.flags & flags::ECE != 0 && self.ecn.on;
         let mut feedback_done = false;
         if let Some(x) = &pkt.xcp {
-            feedback_done = self.cc.on_feedback(
-                &mut self.st,
-                &Feedback::Xcp {
-                    feedback_bytes: x.feedback_bytes,
-                },
-            );
+            let fb = self.xcp_feedback(x);
+            feedback_done = self.cc.on_feedback(&mut self.st, &fb);
         }
         if ack > self.una {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
@@ -440,6 +439,44 @@ impl Sender {
         }
         self.try_send(io);
         self.trace(io);
+    }
+
+    /// Bytes a full segment takes on the wire: XCP's unit for windows and feedback.
+    fn wire_segment(&self) -> f64 {
+        (self.p.mss + self.p.header_bytes) as f64
+    }
+
+    /// Stamps the segment just sent by an XCP flow (`cc/xcp.rs`) with its congestion header:
+    /// the window in bytes on the wire, the RTT estimate (0 before a sample) and an unbounded
+    /// desired increase for the routers to lower (Katabi et al. 2002 §3.1–3.2). Out of line
+    /// and after the send, so that other flows pay only the test of the algorithm's tag: built
+    /// into the packet before it, it cost every segment 20 instructions on H.
+    #[inline(never)]
+    fn stamp_xcp(&self, io: &mut Io) {
+        if let Some(p) = io.out.last_mut() {
+            p.xcp = Some(Box::new(XcpHeader {
+                cwnd_bytes: self.st.cwnd * self.wire_segment(),
+                rtt_s: self.st.srtt.as_secs_f64(),
+                feedback_bytes: f64::INFINITY,
+                ..XcpHeader::default()
+            }));
+        }
+    }
+
+    /// An echoed XCP header in the algorithm's units: segments, and segments per second.
+    fn xcp_feedback(&self, x: &XcpHeader) -> Feedback {
+        let seg = self.wire_segment();
+        let admitted = if x.rtt_s > 0.0 {
+            (x.cwnd_bytes + x.feedback_bytes).max(0.0) / x.rtt_s / seg
+        } else {
+            0.0
+        };
+        Feedback::Xcp {
+            feedback: x.feedback_bytes / seg,
+            admitted,
+            congested: x.congested,
+            queue_high: x.queue_high,
+        }
     }
 
     fn on_syn_ack(&mut self, io: &mut Io) {

@@ -20,6 +20,7 @@ pub mod reno;
 pub mod scalable;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
 use schemars::JsonSchema;
 
@@ -37,6 +38,7 @@ pub use reno::{Reno, RenoConfig};
 pub use scalable::{Scalable, ScalableConfig};
 pub use vegas::{Vegas, VegasConfig};
 pub use westwood::{Westwood, WestwoodConfig};
+pub use xcp::{Xcp, XcpConfig};
 
 /// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -113,8 +115,15 @@ pub struct AckSample {
 /// Feedback that routers wrote into the packet and the receiver echoed.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Feedback {
-    /// XCP per-packet feedback, bytes of window change (Katabi et al. 2002 §3.2).
-    Xcp { feedback_bytes: f64 },
+    /// XCP (Katabi et al. 2002 §3.2), converted by the sender from the header's bytes on the
+    /// wire: the window change in segments (infinite where no router lowered it), the rate the
+    /// routers admitted in segments per second, and Sheela & Raja's congestion bits.
+    Xcp {
+        feedback: f64,
+        admitted: f64,
+        congested: bool,
+        queue_high: bool,
+    },
     /// ACNS command: 1 normal, 2 freeze, 3 fallback (Olšovský 2014).
     Acns { command: u8 },
 }
@@ -185,11 +194,15 @@ pub enum CcSpec {
     /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
     #[schemars(rename = "scalable")]
     Scalable(Box<ScalableConfig>),
+    /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
+    /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
+    #[schemars(rename = "xcp")]
+    Xcp(Box<XcpConfig>),
 }
 crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
     "reno" => Reno, "vegas" => Vegas, "westwood" => Westwood, "hybla" => Hybla,
     "illinois" => Illinois, "ndca" => Ndca, "cubic" => Cubic, "bic" => Bic,
-    "highspeed" => HighSpeed, "scalable" => Scalable,
+    "highspeed" => HighSpeed, "scalable" => Scalable, "xcp" => Xcp,
 });
 
 impl CcSpec {
@@ -206,6 +219,7 @@ impl CcSpec {
             CcSpec::Bic(_) => "bic",
             CcSpec::HighSpeed(_) => "highspeed",
             CcSpec::Scalable(_) => "scalable",
+            CcSpec::Xcp(_) => "xcp",
         }
     }
 
@@ -223,6 +237,7 @@ impl CcSpec {
             CcSpec::Bic(c) => Cc::Bic(c.build(profile)?),
             CcSpec::HighSpeed(c) => Cc::HighSpeed(c.build(profile)?),
             CcSpec::Scalable(c) => Cc::Scalable(c.build(profile)?),
+            CcSpec::Xcp(c) => Cc::Xcp(c.build()?),
         })
     }
 }
@@ -240,6 +255,7 @@ pub enum Cc {
     Bic(Bic),
     HighSpeed(HighSpeed),
     Scalable(Scalable),
+    Xcp(Xcp),
 }
 
 macro_rules! dispatch {
@@ -255,6 +271,7 @@ macro_rules! dispatch {
             Cc::Bic($c) => $e,
             Cc::HighSpeed($c) => $e,
             Cc::Scalable($c) => $e,
+            Cc::Xcp($c) => $e,
         }
     };
 }

@@ -1,0 +1,508 @@
+//! XCP router — Katabi, Handley & Rohrs, "Congestion Control for High Bandwidth-Delay Product
+//! Networks", SIGCOMM 2002 (`../shared/spec/algorithms.md` §11), with the window-adjustment
+//! congestion bit of Sheela & Raja as an option (`../shared/seeds/README.md`, paper 004).
+//!
+//! A FIFO (DropTail) whose departing XCP packets get their feedback header rewritten. Once per
+//! control interval `d` (the flows' average RTT):
+//!
+//! * the **efficiency controller** (Eq. 1) decides the aggregate change, in bytes of window over
+//!   the next interval: `φ = α·d·S − β·Q`, `S` the spare rate (capacity − input rate), `Q` the
+//!   persistent queue (the least queue held over the last propagation delay, estimated as
+//!   `d − queue/capacity`);
+//! * the **fairness controller** shuffles `h = max(0, γ·y − |φ|)`, `y` the input traffic in an
+//!   interval `d`, and spreads `h + max(φ, 0)` as equal *throughput* increases,
+//!   `p_i = ξ_p·rtt_i²·s_i/cwnd_i`, and `h + max(−φ, 0)` as decreases proportional to
+//!   throughput, `n_i = ξ_n·rtt_i·s_i` (§3.5; `ξ_p`, `ξ_n` from the last interval's sums).
+//!
+//! A router lowers `H_feedback` to its own `p_i − n_i` only where that is smaller (§3.1), so
+//! the sender gets the feedback of its bottleneck.
+//!
+//! Decisions the paper leaves to the implementation, taken as the reference ns-2 codes do
+//! (spec §11.2–11.3): what an interval hands out is bounded by the residues `h + max(±φ, 0)`
+//! (a burst bigger than the last interval's traffic gets no more than the controller decided);
+//! `d` is 50 ms until the first packet with an RTT, and no interval is shorter than
+//! `min_interval` (1 ms); packets without an RTT estimate count as input traffic only. Two
+//! differences from them: the sums are taken as rates over the interval that measured them
+//! (divided by its length, then multiplied by `d`), so an interval longer or shorter than the
+//! next — the first one, or after `d` moved — gives the same gains; and `Q`'s window is one
+//! propagation delay as the paper says (`queue_window = 0.5` gives the ns-2 codes' half).
+//! Traffic without an XCP header (UDP, TCP) shares the FIFO and counts in the input rate.
+//!
+//! The two timers run lazily: each enqueue and dequeue first replays the control and queue
+//! timers due by then, in time order, with the state as it was at each (nothing changes between
+//! packets). A long idle gap reaches a fixed point within a few intervals, and the rest is skipped.
+
+use super::droptail::DropTail;
+use super::{QueueCtx, QueueDiscipline, Verdict};
+use crate::packet::PktId;
+use crate::time::SimTime;
+
+/// Efficiency gain α (Katabi 2002 §3.4; stable for 0 < α < π/(4√2), Appendix B).
+pub const ALPHA: f64 = 0.4;
+/// Queue gain β = α²·√2 (Appendix B).
+pub const BETA: f64 = 0.226;
+/// Shuffled share γ of the input traffic (§3.5).
+pub const GAMMA: f64 = 0.1;
+/// Control interval before any packet carried an RTT (ns-2.35's 0.05 s).
+pub const INITIAL_INTERVAL: SimTime = SimTime::from_millis(50);
+/// Shortest control and queue-estimation interval (ns-2.35's `XCP_MIN_INTERVAL`).
+pub const MIN_INTERVAL: SimTime = SimTime::from_millis(1);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct XcpParams {
+    /// Link capacity, bytes per second.
+    pub capacity: f64,
+    /// FIFO limit, packets waiting.
+    pub limit: u32,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub initial_interval: SimTime,
+    pub min_interval: SimTime,
+    /// `Q`'s window as a share of the estimated propagation delay (1 paper, 0.5 ns-2).
+    pub queue_window: f64,
+    /// Sheela & Raja's congestion bit: set on departing XCP packets while the last interval's
+    /// input rate reached the capacity or this many packets wait (`Q_th`); `None` is plain XCP.
+    pub congestion_threshold: Option<u32>,
+}
+
+impl XcpParams {
+    /// The paper's constants for a link of `capacity` bytes per second.
+    pub fn new(capacity: f64, limit: u32) -> XcpParams {
+        XcpParams {
+            capacity,
+            limit,
+            alpha: ALPHA,
+            beta: BETA,
+            gamma: GAMMA,
+            initial_interval: INITIAL_INTERVAL,
+            min_interval: MIN_INTERVAL,
+            queue_window: 1.0,
+            congestion_threshold: None,
+        }
+    }
+}
+
+/// What one control interval measured, as the arrivals add it up.
+#[derive(Clone, Debug, Default)]
+struct Sums {
+    /// Bytes of every arrival (the input traffic).
+    input: f64,
+    /// Over XCP packets with an RTT: Σ s, Σ rtt·s/cwnd, Σ rtt²·s/cwnd.
+    xcp_bytes: f64,
+    rtt_by_cwnd: f64,
+    rtt2_by_cwnd: f64,
+}
+
+/// The controllers' outputs for the current interval.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Control {
+    /// Average RTT `d` (s): the control interval.
+    pub d: f64,
+    /// Aggregate feedback φ (bytes) and shuffled traffic h (bytes).
+    pub phi: f64,
+    pub shuffled: f64,
+    pub xi_p: f64,
+    pub xi_n: f64,
+    /// Positive and negative feedback left to hand out this interval (bytes).
+    pub residue_pos: f64,
+    pub residue_neg: f64,
+    /// Input rate of the interval that ended (bytes/s).
+    pub input_rate: f64,
+    /// Persistent queue `Q` (bytes).
+    pub queue: f64,
+}
+
+pub struct Xcp {
+    fifo: DropTail,
+    p: XcpParams,
+    sums: Sums,
+    c: Control,
+    interval_start: SimTime,
+    next_te: SimTime,
+    next_tq: SimTime,
+    /// Least waiting bytes since the queue timer last fired.
+    min_queue: u64,
+}
+
+impl Xcp {
+    pub fn new(p: XcpParams) -> Xcp {
+        let d = p.initial_interval;
+        Xcp {
+            fifo: DropTail::packets(p.limit),
+            sums: Sums::default(),
+            c: Control {
+                d: d.as_secs_f64(),
+                ..Control::default()
+            },
+            interval_start: SimTime::ZERO,
+            next_te: d,
+            next_tq: SimTime::from_secs_f64(p.queue_window * d.as_secs_f64()).max(p.min_interval),
+            min_queue: 0,
+            p,
+        }
+    }
+
+    /// The controllers' current outputs.
+    pub fn control(&self) -> &Control {
+        &self.c
+    }
+
+    /// Replays the control (`Te`) and queue (`Tq`) timers due by `now`, in time order (the
+    /// control timer first at a tie). Nothing changed since the last packet, so once the
+    /// outputs reach their fixed point the rest of the gap's timers are skipped.
+    fn catch_up(&mut self, now: SimTime) {
+        let mut queue_timers = 0;
+        loop {
+            if self.next_te.min(self.next_tq) > now {
+                return;
+            }
+            if self.next_te <= self.next_tq {
+                let empty = self.sums.input == 0.0;
+                self.on_control_timer(self.next_te);
+                // Two queue estimates since the last packet make Q the (constant) queue, and
+                // an empty interval after them leaves every output as it will stay.
+                if empty && queue_timers >= 2 {
+                    self.skip_to(now);
+                    return;
+                }
+            } else {
+                queue_timers += 1;
+                self.on_queue_timer(self.next_tq);
+            }
+        }
+    }
+
+    /// Moves both timers past `now` by whole periods (at the fixed point of an idle gap).
+    fn skip_to(&mut self, now: SimTime) {
+        let te = self.te_period();
+        let n = (now - self.next_te).as_nanos() / te.as_nanos() + 1;
+        self.next_te += SimTime(n * te.as_nanos());
+        self.interval_start = self.next_te - te;
+        let tq = self.tq_period();
+        let n = (now - self.next_tq).as_nanos() / tq.as_nanos() + 1;
+        self.next_tq += SimTime(n * tq.as_nanos());
+    }
+
+    fn te_period(&self) -> SimTime {
+        SimTime::from_secs_f64(self.c.d).max(self.p.min_interval)
+    }
+
+    /// `Tq`: the window over which `Q` is the least queue, `queue_window·(d − queue/C)`.
+    fn tq_period(&self) -> SimTime {
+        let queueing = self.fifo.len_bytes() as f64 / self.p.capacity;
+        let prop = (self.c.d - queueing).max(0.0);
+        SimTime::from_secs_f64(self.p.queue_window * prop).max(self.p.min_interval)
+    }
+
+    /// End of a control interval at `t` (Eq. 1 and §3.5).
+    fn on_control_timer(&mut self, t: SimTime) {
+        let len = (t - self.interval_start).as_secs_f64();
+        let s = std::mem::take(&mut self.sums);
+        if s.rtt_by_cwnd > 0.0 {
+            // The flows' average RTT: each flow adds about interval·rtt_i and interval to the
+            // two sums whatever its packet rate (Appendix A).
+            self.c.d = s.rtt2_by_cwnd / s.rtt_by_cwnd;
+        }
+        let d = self.c.d;
+        let rate = s.input / len;
+        let phi = self.p.alpha * d * (self.p.capacity - rate) - self.p.beta * self.c.queue;
+        let h = (self.p.gamma * rate * d - phi.abs()).max(0.0);
+        let (pos, neg) = (h + phi.max(0.0), h + (-phi).max(0.0));
+        // Over the next interval d the flows send d/len times the last interval's sums.
+        let scale = d / len;
+        let xi_p = if s.rtt_by_cwnd > 0.0 {
+            pos / (d * s.rtt_by_cwnd * scale)
+        } else {
+            0.0
+        };
+        let xi_n = if s.xcp_bytes > 0.0 {
+            neg / (d * s.xcp_bytes * scale)
+        } else {
+            0.0
+        };
+        self.c = Control {
+            d,
+            phi,
+            shuffled: h,
+            xi_p,
+            xi_n,
+            residue_pos: pos,
+            residue_neg: neg,
+            input_rate: rate,
+            queue: self.c.queue,
+        };
+        self.interval_start = t;
+        self.next_te = t + self.te_period();
+    }
+
+    /// End of a queue-estimation window at `t`: `Q` is the least queue it held.
+    fn on_queue_timer(&mut self, t: SimTime) {
+        self.c.queue = self.min_queue as f64;
+        self.min_queue = self.fifo.len_bytes();
+        self.next_tq = t + self.tq_period();
+    }
+
+    /// The feedback for a departing packet of `size` bytes from a sender with window `cwnd`
+    /// bytes and RTT `rtt` s, taken from this interval's residues (§3.5, `p_i − n_i`).
+    fn feedback(&mut self, size: f64, cwnd: f64, rtt: f64) -> f64 {
+        let pos = (self.c.xi_p * rtt * rtt * size / cwnd).min(self.c.residue_pos);
+        let neg = (self.c.xi_n * rtt * size).min(self.c.residue_neg);
+        self.c.residue_pos -= pos;
+        self.c.residue_neg -= neg;
+        pos - neg
+    }
+
+    fn note_queue(&mut self) {
+        self.min_queue = self.min_queue.min(self.fifo.len_bytes());
+    }
+}
+
+impl QueueDiscipline for Xcp {
+    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
+        self.catch_up(ctx.now);
+        let p = ctx.arena.get(pkt);
+        let size = p.size as f64;
+        self.sums.input += size;
+        if let Some(h) = p
+            .xcp
+            .as_deref()
+            .filter(|h| h.rtt_s > 0.0 && h.cwnd_bytes > 0.0)
+        {
+            let rtt = h.rtt_s;
+            self.sums.xcp_bytes += size;
+            self.sums.rtt_by_cwnd += rtt * size / h.cwnd_bytes;
+            self.sums.rtt2_by_cwnd += rtt * rtt * size / h.cwnd_bytes;
+        }
+        let v = self.fifo.enqueue(pkt, ctx);
+        self.note_queue();
+        v
+    }
+
+    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
+        self.catch_up(ctx.now);
+        let pkt = self.fifo.dequeue(ctx)?;
+        self.note_queue();
+        let waiting = self.fifo.len_packets();
+        let p = ctx.arena.get_mut(pkt);
+        let size = p.size as f64;
+        if let Some(h) = p.xcp.as_deref_mut() {
+            if h.rtt_s > 0.0 && h.cwnd_bytes > 0.0 {
+                let (cwnd, rtt) = (h.cwnd_bytes, h.rtt_s);
+                let fb = self.feedback(size, cwnd, rtt);
+                if fb < h.feedback_bytes {
+                    h.feedback_bytes = fb;
+                }
+            }
+            if let Some(q_th) = self.p.congestion_threshold {
+                let full = waiting >= q_th;
+                if full || self.c.input_rate >= self.p.capacity {
+                    h.congested = true;
+                    h.queue_high |= full;
+                }
+            }
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> u32 {
+        self.fifo.len_packets()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.len_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use super::*;
+    use crate::packet::{Ecn, XcpHeader};
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_millis(x)
+    }
+
+    fn xcp_pkt(h: &mut Harness, flow: u32, cwnd: f64, rtt: f64, now: SimTime) -> PktId {
+        let id = h.pkt(flow, 1000, Ecn::NotEct, now);
+        h.arena.get_mut(id).xcp = Some(Box::new(XcpHeader {
+            cwnd_bytes: cwnd,
+            rtt_s: rtt,
+            feedback_bytes: f64::INFINITY,
+            ..XcpHeader::default()
+        }));
+        id
+    }
+
+    /// 1 MB/s link; two flows of 1000-byte packets with RTT 0.1 s: flow 0 cwnd 10,000 B
+    /// (100 kB/s), flow 1 cwnd 20,000 B (200 kB/s). Over the first 50 ms interval flow 0 sends
+    /// 5 packets and flow 1 sends 10: 15 kB, 300 kB/s.
+    #[test]
+    fn controllers_follow_equation_1_and_the_fairness_rule() {
+        let mut h = Harness::new();
+        let mut q = Xcp::new(XcpParams::new(1e6, 1000));
+        for i in 0..10u64 {
+            let t = ms(5 * i);
+            if i % 2 == 0 {
+                let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, t);
+                q.enqueue(p, &mut h.ctx(t));
+            }
+            let p = xcp_pkt(&mut h, 1, 20_000.0, 0.1, t);
+            q.enqueue(p, &mut h.ctx(t));
+            // Keep the queue empty: every packet leaves at once.
+            while q.dequeue(&mut h.ctx(t)).is_some() {}
+        }
+        // The interval ends at 50 ms, seen by the next packet.
+        let p = h.pkt(9, 1000, Ecn::NotEct, ms(50));
+        q.enqueue(p, &mut h.ctx(ms(50)));
+        let c = q.control().clone();
+        // d = Σ rtt²s/cwnd / Σ rtt s/cwnd = 0.1 (both flows have rtt 0.1).
+        assert!((c.d - 0.1).abs() < 1e-12);
+        // Input 15,000 B over 0.05 s = 300,000 B/s; spare 700,000 B/s; Q = 0.
+        assert!((c.input_rate - 300_000.0).abs() < 1e-6);
+        // φ = 0.4·0.1·700,000 = 28,000 B; h = max(0, 0.1·300,000·0.1 − 28,000) = 0.
+        assert!((c.phi - 28_000.0).abs() < 1e-6, "{}", c.phi);
+        assert_eq!(c.shuffled, 0.0);
+        // Σ rtt·s/cwnd = 5·0.1·1000/10,000 + 10·0.1·1000/20,000 = 0.05 + 0.05 = 0.1, over 0.05 s;
+        // the next interval (0.1 s) sends twice that: ξ_p = 28,000 / (0.1 · 0.2) = 1.4e6.
+        assert!((c.xi_p - 1.4e6).abs() < 1e-3, "{}", c.xi_p);
+        assert_eq!(c.xi_n, 0.0);
+        // Each packet: p_i = ξ_p·rtt²·s/cwnd = 1.4e6·0.01·1000/10,000 = 1,400 B for flow 0 and
+        // 700 B for flow 1: per RTT flow 0's 10 packets get 14,000 B, flow 1's 20 get 14,000 B,
+        // the same throughput increase (140 kB/s each), 28,000 B in all = φ.
+        let a = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(50));
+        let b = xcp_pkt(&mut h, 1, 20_000.0, 0.1, ms(50));
+        q.enqueue(a, &mut h.ctx(ms(50)));
+        q.enqueue(b, &mut h.ctx(ms(50)));
+        while let Some(p) = q.dequeue(&mut h.ctx(ms(50))) {
+            let fb = h.arena.get(p).xcp.as_ref().map(|x| x.feedback_bytes);
+            match h.arena.get(p).flow {
+                0 => assert!((fb.unwrap() - 1400.0).abs() < 1e-6, "{fb:?}"),
+                1 => assert!((fb.unwrap() - 700.0).abs() < 1e-6, "{fb:?}"),
+                _ => assert_eq!(fb, None),
+            }
+        }
+        assert!((q.control().residue_pos - (28_000.0 - 2_100.0)).abs() < 1e-6);
+    }
+
+    /// Over capacity with a standing queue: φ < 0, and negative feedback is proportional to
+    /// each packet's rtt·s.
+    #[test]
+    fn overload_and_queue_give_negative_feedback_in_proportion_to_throughput() {
+        let mut h = Harness::new();
+        let mut p = XcpParams::new(10_000.0, 1000);
+        p.initial_interval = ms(100);
+        let mut q = Xcp::new(p);
+        // 0–100 ms: 20 packets of 1000 B arrive (200 kB/s against 10 kB/s), none leaves.
+        for i in 0..20u64 {
+            let pk = xcp_pkt(&mut h, 0, 20_000.0, 0.1, ms(5 * i));
+            q.enqueue(pk, &mut h.ctx(ms(5 * i)));
+        }
+        // The queue timer fired at 100 ms... (window = d − 0 = 100 ms, at t = 100 ms): the first
+        // Tq window's least queue, 0 at its start.
+        let pk = h.pkt(9, 1000, Ecn::NotEct, ms(100));
+        q.enqueue(pk, &mut h.ctx(ms(100)));
+        let c = q.control().clone();
+        // Input 20,000 B / 0.1 s = 200,000 B/s. φ = 0.4·0.1·(10,000 − 200,000) − 0.226·0 = −7,600.
+        assert!((c.phi + 7_600.0).abs() < 1e-6, "{}", c.phi);
+        // h = max(0, 0.1·200,000·0.1 − 7,600) = 0 → residue_neg 7,600.
+        assert_eq!(c.shuffled, 0.0);
+        // ξ_n = 7,600 / (0.1 · 20,000 · (0.1/0.1)) = 3.8; n_i = 3.8 · 0.1 · 1000 = 380 B.
+        assert!((c.xi_n - 3.8).abs() < 1e-9);
+        let out = q.dequeue(&mut h.ctx(ms(100))).unwrap();
+        let fb = h.arena.get(out).xcp.as_ref().unwrap().feedback_bytes;
+        assert!((fb + 380.0).abs() < 1e-9, "{fb}");
+    }
+
+    #[test]
+    fn persistent_queue_is_the_least_queue_over_the_window() {
+        let mut h = Harness::new();
+        let mut q = Xcp::new(XcpParams::new(1e6, 1000));
+        // Queue of 3 packets from 0 to 50 ms: the window ending at 50 ms held at least 0 B (the
+        // empty queue at its start); the next one (50–100 ms, minus 3 ms queueing) held 3,000 B.
+        for _ in 0..3 {
+            let p = h.pkt(0, 1000, Ecn::NotEct, ms(0));
+            q.enqueue(p, &mut h.ctx(ms(0)));
+        }
+        let p = h.pkt(0, 1000, Ecn::NotEct, ms(60));
+        q.enqueue(p, &mut h.ctx(ms(60)));
+        assert_eq!(q.control().queue, 0.0);
+        // Tq after 50 ms: 0.05 − 3,000/1e6 = 47 ms → fires at 97 ms with min 3,000 B.
+        let p = h.pkt(0, 1000, Ecn::NotEct, ms(97));
+        q.enqueue(p, &mut h.ctx(ms(97)));
+        assert_eq!(q.control().queue, 3_000.0);
+    }
+
+    #[test]
+    fn a_router_only_lowers_the_feedback() {
+        let mut h = Harness::new();
+        let mut q = Xcp::new(XcpParams::new(1e6, 1000));
+        for i in 0..10u64 {
+            let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(5 * i));
+            q.enqueue(p, &mut h.ctx(ms(5 * i)));
+            q.dequeue(&mut h.ctx(ms(5 * i)));
+        }
+        let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(50));
+        h.arena.get_mut(p).xcp.as_mut().unwrap().feedback_bytes = -5.0;
+        q.enqueue(p, &mut h.ctx(ms(50)));
+        let out = q.dequeue(&mut h.ctx(ms(50))).unwrap();
+        assert!(q.control().xi_p > 0.0);
+        assert_eq!(h.arena.get(out).xcp.as_ref().unwrap().feedback_bytes, -5.0);
+    }
+
+    #[test]
+    fn idle_gap_is_skipped_at_its_fixed_point() {
+        let mut h = Harness::new();
+        let mut q = Xcp::new(XcpParams::new(1e6, 1000));
+        let p = xcp_pkt(&mut h, 0, 10_000.0, 0.2, ms(0));
+        q.enqueue(p, &mut h.ctx(ms(0)));
+        q.dequeue(&mut h.ctx(ms(0)));
+        // 1000 s idle: the first interval sets d = 0.2 s, then φ = α·d·C = 80,000 B, nothing to
+        // share it among (ξ_p = 0) — the same at every later interval.
+        let t = SimTime::from_secs_f64(1000.0);
+        let p = h.pkt(0, 1000, Ecn::NotEct, t);
+        q.enqueue(p, &mut h.ctx(t));
+        let c = q.control();
+        assert!((c.d - 0.2).abs() < 1e-12);
+        assert!((c.phi - 80_000.0).abs() < 1e-6);
+        assert_eq!(c.xi_p, 0.0);
+        assert!(q.next_te > t && q.next_te <= t + ms(200));
+        assert!(q.next_tq > t && q.next_tq <= t + ms(200));
+    }
+
+    #[test]
+    fn congestion_bit_marks_a_full_queue_or_a_saturated_input() {
+        let mut h = Harness::new();
+        let mut p = XcpParams::new(1e6, 1000);
+        p.congestion_threshold = Some(2);
+        let mut q = Xcp::new(p);
+        for _ in 0..4 {
+            let pk = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(0));
+            q.enqueue(pk, &mut h.ctx(ms(0)));
+        }
+        let bits = |h: &Harness, id: PktId| {
+            let x = h.arena.get(id).xcp.as_ref().unwrap();
+            (x.congested, x.queue_high)
+        };
+        // 3 waiting after the first leaves: at or above Q_th = 2.
+        let a = q.dequeue(&mut h.ctx(ms(0))).unwrap();
+        assert_eq!(bits(&h, a), (true, true));
+        let b = q.dequeue(&mut h.ctx(ms(0))).unwrap();
+        assert_eq!(bits(&h, b), (true, true));
+        // 1 waiting, input rate of the (not yet ended) interval 0: no bit.
+        let c = q.dequeue(&mut h.ctx(ms(0))).unwrap();
+        assert_eq!(bits(&h, c), (false, false));
+        // An interval whose input reached the capacity: 50 kB in 50 ms = 1e6 B/s.
+        for i in 0..50u64 {
+            let pk = h.pkt(1, 1000, Ecn::NotEct, ms(i));
+            q.enqueue(pk, &mut h.ctx(ms(i)));
+            q.dequeue(&mut h.ctx(ms(i)));
+        }
+        q.dequeue(&mut h.ctx(ms(50)));
+        let pk = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(51));
+        q.enqueue(pk, &mut h.ctx(ms(51)));
+        let d = q.dequeue(&mut h.ctx(ms(51))).unwrap();
+        assert!(q.control().input_rate >= 1e6);
+        assert_eq!(bits(&h, d), (true, false));
+    }
+}
