@@ -34,7 +34,7 @@
 
 use super::droptail::DropTail;
 use super::{QueueCtx, QueueDiscipline, Verdict};
-use crate::packet::PktId;
+use crate::packet::{Kind, Packet, PktId, XcpHeader};
 use crate::time::SimTime;
 
 /// Efficiency gain α (Katabi 2002 §3.4; stable for 0 < α < π/(4√2), Appendix B).
@@ -176,12 +176,10 @@ impl Xcp {
     /// Moves both timers past `now` by whole periods (at the fixed point of an idle gap).
     fn skip_to(&mut self, now: SimTime) {
         let te = self.te_period();
-        let n = (now - self.next_te).as_nanos() / te.as_nanos() + 1;
-        self.next_te += SimTime(n * te.as_nanos());
+        self.next_te = past(self.next_te, te, now);
         self.interval_start = self.next_te - te;
         let tq = self.tq_period();
-        let n = (now - self.next_tq).as_nanos() / tq.as_nanos() + 1;
-        self.next_tq += SimTime(n * tq.as_nanos());
+        self.next_tq = past(self.next_tq, tq, now);
     }
 
     fn te_period(&self) -> SimTime {
@@ -258,17 +256,28 @@ impl Xcp {
     }
 }
 
+/// The first of `next`, `next + period`, … after `now`.
+fn past(next: SimTime, period: SimTime, now: SimTime) -> SimTime {
+    if next > now {
+        return next;
+    }
+    let n = (now - next).as_nanos() / period.as_nanos() + 1;
+    next + SimTime(n * period.as_nanos())
+}
+
+/// The congestion header of a data packet. An ACK carries the echo of its segment's header
+/// back to the sender: routers on the way back count it as traffic and leave it alone.
+fn forward(p: &Packet) -> Option<&XcpHeader> {
+    p.xcp.as_deref().filter(|_| p.kind == Kind::TcpData)
+}
+
 impl QueueDiscipline for Xcp {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
         self.catch_up(ctx.now);
         let p = ctx.arena.get(pkt);
         let size = p.size as f64;
         self.sums.input += size;
-        if let Some(h) = p
-            .xcp
-            .as_deref()
-            .filter(|h| h.rtt_s > 0.0 && h.cwnd_bytes > 0.0)
-        {
+        if let Some(h) = forward(p).filter(|h| h.rtt_s > 0.0 && h.cwnd_bytes > 0.0) {
             let rtt = h.rtt_s;
             self.sums.xcp_bytes += size;
             self.sums.rtt_by_cwnd += rtt * size / h.cwnd_bytes;
@@ -286,7 +295,8 @@ impl QueueDiscipline for Xcp {
         let waiting = self.fifo.len_packets();
         let p = ctx.arena.get_mut(pkt);
         let size = p.size as f64;
-        if let Some(h) = p.xcp.as_deref_mut() {
+        let data = p.kind == Kind::TcpData;
+        if let Some(h) = p.xcp.as_deref_mut().filter(|_| data) {
             if h.rtt_s > 0.0 && h.cwnd_bytes > 0.0 {
                 let (cwnd, rtt) = (h.cwnd_bytes, h.rtt_s);
                 let fb = self.feedback(size, cwnd, rtt);
@@ -317,7 +327,7 @@ impl QueueDiscipline for Xcp {
 mod tests {
     use super::super::harness::Harness;
     use super::*;
-    use crate::packet::{Ecn, XcpHeader};
+    use crate::packet::Ecn;
 
     fn ms(x: u64) -> SimTime {
         SimTime::from_millis(x)
@@ -325,6 +335,7 @@ mod tests {
 
     fn xcp_pkt(h: &mut Harness, flow: u32, cwnd: f64, rtt: f64, now: SimTime) -> PktId {
         let id = h.pkt(flow, 1000, Ecn::NotEct, now);
+        h.arena.get_mut(id).kind = Kind::TcpData;
         h.arena.get_mut(id).xcp = Some(Box::new(XcpHeader {
             cwnd_bytes: cwnd,
             rtt_s: rtt,
@@ -451,6 +462,25 @@ mod tests {
     }
 
     #[test]
+    fn an_echo_on_an_ack_counts_as_traffic_and_is_left_alone() {
+        let mut h = Harness::new();
+        let mut q = Xcp::new(XcpParams::new(1e6, 1000));
+        for i in 0..10u64 {
+            let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(5 * i));
+            h.arena.get_mut(p).kind = Kind::TcpAck;
+            h.arena.get_mut(p).xcp.as_mut().unwrap().feedback_bytes = 7.0;
+            q.enqueue(p, &mut h.ctx(ms(5 * i)));
+            let out = q.dequeue(&mut h.ctx(ms(5 * i))).unwrap();
+            assert_eq!(h.arena.get(out).xcp.as_ref().unwrap().feedback_bytes, 7.0);
+        }
+        let p = h.pkt(9, 1000, Ecn::NotEct, ms(50));
+        q.enqueue(p, &mut h.ctx(ms(50)));
+        // 10 kB of input in 50 ms, but no data packet to share feedback among.
+        assert!((q.control().input_rate - 200_000.0).abs() < 1e-6);
+        assert_eq!((q.control().xi_p, q.control().d), (0.0, 0.05));
+    }
+
+    #[test]
     fn idle_gap_is_skipped_at_its_fixed_point() {
         let mut h = Harness::new();
         let mut q = Xcp::new(XcpParams::new(1e6, 1000));
@@ -468,6 +498,15 @@ mod tests {
         assert_eq!(c.xi_p, 0.0);
         assert!(q.next_te > t && q.next_te <= t + ms(200));
         assert!(q.next_tq > t && q.next_tq <= t + ms(200));
+    }
+
+    #[test]
+    fn a_gap_ending_before_the_next_timer_keeps_it() {
+        // Timers at 1.0 s (control) and 1.3 s (queue) with `now` at 1.1 s stay where they are.
+        let s = SimTime::from_secs_f64;
+        assert_eq!(past(s(1.3), s(0.2), s(1.1)), s(1.3));
+        assert_eq!(past(s(1.0), s(0.2), s(1.1)), s(1.2));
+        assert_eq!(past(s(1.0), s(0.2), s(1.2)), s(1.4));
     }
 
     #[test]
