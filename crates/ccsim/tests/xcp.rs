@@ -173,3 +173,25 @@ fn xcp_parameters_are_checked() {
     let e = bad(r#"{"kind":"xcp","gain":1}"#, r#""xcp""#);
     assert!(e.contains("gain"), "{e}");
 }
+
+/// Every link an XCP router, the sender's first hop included (same rate as the bottleneck, so
+/// the queue would form there): the ACKs' echoed headers cross the reverse routers untouched,
+/// and the first hop's controller keeps the window at the bandwidth-delay product.
+#[test]
+fn xcp_routers_on_every_link_fill_the_path_without_a_queue() {
+    let json = r#"{"name":"t","duration":20,"seed":1,
+        "topology":{"kind":"dumbbell","pairs":2,
+            "bottleneck":{"rate":"10Mbps","delay":"50ms","queue":{"kind":"xcp","limit":200}},
+            "access":{"rate":"10Mbps","delay":"5ms","queue":{"kind":"xcp","limit":200}}},
+        "flows":[{"kind":"tcp","name":"a","src":"s0","dst":"d0","tcp":{"cc":"xcp"}},
+                 {"kind":"tcp","name":"b","src":"s1","dst":"d1","start":5,"tcp":{"cc":"xcp"}}],
+        "trace":{"series":["throughput"],"interval":"10ms"}}"#;
+    let r = run_deterministic(json);
+    // Row 0: the bottleneck's forward direction.
+    let util = r.queues.f64s("utilisation")[0];
+    assert!(util > 0.95, "bottleneck utilisation {util}");
+    assert_eq!(r.queues.u64s("drops_overflow").iter().sum::<u64>(), 0);
+    let a = mean_between(&r, SeriesName::Throughput, 0, 10.0, 20.0);
+    let b = mean_between(&r, SeriesName::Throughput, 1, 10.0, 20.0);
+    assert!((a / b - 1.0).abs() < 0.1, "shares {a} and {b}");
+}
