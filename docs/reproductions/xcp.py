@@ -96,8 +96,8 @@ def figure(results: dict, limit: int, series: str, ylabel: str, scale: float) ->
 
 def table(rows: list[dict]) -> str:
     head = (
-        "| variant | buffer | utilisation | goodput after 50 s | goodput (Mb/s) | drops | retransmits "
-        "| first-hop queue | cwnd after 50 s (min / mean / max) |\n"
+        "| variant | buffer | utilisation | goodput after 50 s | goodput (Mb/s) | drops "
+        "| retransmits | first-hop queue | cwnd after 50 s (min / mean / max) |\n"
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
     )
     body = "".join(
