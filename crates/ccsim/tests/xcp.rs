@@ -36,13 +36,9 @@ fn run_with(
     ))
 }
 
+/// Mean of the bottleneck's queue samples (packets) from `from` seconds on.
 fn mean_queue_after(r: &Results, from: f64) -> f64 {
-    let q: Vec<f64> = points(r, SeriesName::Queue, 0)
-        .into_iter()
-        .filter(|p| p.0 >= from)
-        .map(|p| p.1)
-        .collect();
-    q.iter().sum::<f64>() / q.len() as f64
+    mean_between(r, SeriesName::Queue, 0, from, f64::INFINITY)
 }
 
 const XCP_QUEUE: &str = r#"{"kind":"xcp","limit":300}"#;
