@@ -180,11 +180,11 @@ link, where the queue forms.
   {hs[queue]:.0f} packets queued and dropping {hs[drops]}; BIC {bic[utilisation]:.1%} with
   {bic[drops]} drops.
 - **The window adjustment as printed does not give the paper's 98 %**: {wa[utilisation]:.1%}.
-  At full utilisation the input rate reaches the capacity in most intervals, the bit is set,
+  The bit is set whenever an interval's input reaches the capacity, which a full link does,
   and each cut takes the window to 2–5 % of the admitted window (cwnd between
   {wa[cwnd][0]:.0f} and {wa[cwnd][2]:.0f} segments after 50 s); XCP's positive feedback then
-  regrows it over several RTTs. Factors this small cannot hold 98 %, whatever `Q_th` is; the
-  printed expressions may have lost a step (the paper calls the changes "not drastic").
+  regrows it over several RTTs. With cuts this deep the paper's 98 % is out of reach here;
+  the printed expressions may have lost a step (the paper calls the changes "not drastic").
 - **Small buffers hurt XCP most.** With 50-packet buffers XCP reaches
   {xcp50[utilisation]:.1%} with {xcp50[drops]} drops (with the adjustment
   {wa50[utilisation]:.1%}). XCP bounds what an interval hands out by its residue, up to
