@@ -132,8 +132,13 @@ def training_set() -> dict[str, dict]:
     for ss in _kinds(defs, "SlowStartSpec"):
         out[f"slow-start-{ss}"] = _variant(f"slow-start-{ss}", series, cc="reno", slow_start=ss)
     for q in _kinds(defs, "QueueSpec"):
-        d = _variant(f"queue-{q}", series, ecn=True)
-        queue = {"kind": q} | ({} if q == "droptail" else {"ecn": True})
+        if q == "xcp":
+            # The XCP router has no ECN; it acts on XCP flows, with the congestion bit on.
+            d = _variant(f"queue-{q}", series, cc={"kind": "xcp", "window_adjustment": True})
+            queue = {"kind": q, "congestion_threshold": 50}
+        else:
+            d = _variant(f"queue-{q}", series, ecn=True)
+            queue = {"kind": q} | ({} if q == "droptail" else {"ecn": True})
         d["topology"]["bottleneck"]["queue"] = queue
         d["trace"]["interval"] = "10ms"
         out[f"queue-{q}"] = d
