@@ -127,24 +127,28 @@ pub struct Xcp {
 
 impl Xcp {
     pub fn new(p: XcpParams) -> Xcp {
-        let d = p.initial_interval;
-        Xcp {
+        let mut x = Xcp {
             fifo: DropTail::packets(p.limit),
             sums: Sums::default(),
             c: Control {
-                d: d.as_secs_f64(),
+                d: p.initial_interval.as_secs_f64(),
                 ..Control::default()
             },
             interval_start: SimTime::ZERO,
-            next_te: d,
-            next_tq: SimTime::from_secs_f64(p.queue_window * d.as_secs_f64()).max(p.min_interval),
+            next_te: SimTime::ZERO,
+            next_tq: SimTime::ZERO,
             min_queue: 0,
             p,
-        }
+        };
+        // The first timers, from the same rules as every later one (`d` is the initial interval).
+        x.next_te = x.te_period();
+        x.next_tq = x.tq_period();
+        x
     }
 
     /// The controllers' current outputs.
-    pub fn control(&self) -> &Control {
+    #[cfg(test)]
+    pub(crate) fn control(&self) -> &Control {
         &self.c
     }
 
