@@ -4,6 +4,7 @@
 //! [`sim::Simulation`], run in virtual time, and summarised as columnar [`results::Results`].
 //! The crate knows nothing of Python; `ccsim-py` binds it.
 
+pub mod acns;
 mod ahead;
 pub mod app;
 mod early;

@@ -93,6 +93,12 @@ struct FlowRow {
     ecn: u64,
     ecn_reductions: u64,
     ce_marks: u64,
+    acns: u64,
+    /// Router commands that acted on the window: freeze, fallback.
+    acns_freezes: u64,
+    acns_fallbacks: u64,
+    /// Losses answered by each trend command: keep, fall back, the variant's decrease.
+    acns_trend: [u64; 3],
     owd_mean: f64,
     owd_max: f64,
 }
@@ -138,6 +144,10 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
         ecn: 0,
         ecn_reductions: 0,
         ce_marks: 0,
+        acns: 0,
+        acns_freezes: 0,
+        acns_fallbacks: 0,
+        acns_trend: [0; 3],
         owd_mean: f64::NAN,
         owd_max: f64::NAN,
     };
@@ -152,8 +162,8 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
             row.packets_sent = s.packets_sent;
             row.packets_delivered = t.receiver.packets_arrived;
             row.retransmits = s.retransmits;
-            row.timeouts = s.timeouts;
-            row.fast_retransmits = s.fast_retransmits;
+            row.timeouts = s.timeouts as u64;
+            row.fast_retransmits = s.fast_retransmits as u64;
             if s.rtt_n > 0 {
                 row.rtt_mean = s.rtt_sum / s.rtt_n as f64;
                 row.rtt_min = s.rtt_min;
@@ -164,6 +174,12 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
             row.ecn = t.sender.ecn.on as u64;
             row.ecn_reductions = s.ecn_reductions;
             row.ce_marks = t.receiver.ecn.ce_received;
+            if let Some(a) = t.sender.acns_stats() {
+                row.acns = 1;
+                row.acns_freezes = a.freezes;
+                row.acns_fallbacks = a.fallbacks;
+                row.acns_trend = a.trend;
+            }
             t.receiver.bytes_arrived
         }
         FlowSlot::Cbr(c) => {
@@ -230,6 +246,12 @@ pub fn collect(sim: &mut Simulation) -> Results {
     flows.u64("ecn", u(|r| r.ecn));
     flows.u64("ecn_reductions", u(|r| r.ecn_reductions));
     flows.u64("ce_marks", u(|r| r.ce_marks));
+    flows.u64("acns", u(|r| r.acns));
+    flows.u64("acns_freezes", u(|r| r.acns_freezes));
+    flows.u64("acns_fallbacks", u(|r| r.acns_fallbacks));
+    flows.u64("acns_trend_keep", u(|r| r.acns_trend[0]));
+    flows.u64("acns_trend_fallback", u(|r| r.acns_trend[1]));
+    flows.u64("acns_trend_decrease", u(|r| r.acns_trend[2]));
     flows.f64("owd_mean_s", f(|r| r.owd_mean));
     flows.f64("owd_max_s", f(|r| r.owd_max));
 

@@ -6,12 +6,14 @@
 //! an enum, not a trait object, so the per-packet call is a direct `match`.
 //!
 //! One file per discipline: `droptail`, `red` (ns-2.35's RED), `codel` (RFC 8289), `pie`
-//! (RFC 8033), `fq_codel` (RFC 8290, reusing CoDel's state machine) and `xcp` (the XCP router,
-//! which rewrites the feedback of departing packets). An AQM marks an
+//! (RFC 8033), `fq_codel` (RFC 8290, reusing CoDel's state machine), `xcp` (the XCP router,
+//! which rewrites the feedback of departing packets) and `acns` (the ACNS router, which writes
+//! per-flow commands into arriving packets that ask for one). An AQM marks an
 //! ECN-capable packet instead of dropping it only where its decision is a congestion signal
 //! that ECN may carry (RFC 3168 §5); a packet that does not fit the physical queue is always
 //! dropped.
 
+pub mod acns;
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
@@ -23,6 +25,7 @@ use crate::packet::{Ecn, PacketArena, PktId};
 use crate::rng::Rng;
 use crate::time::SimTime;
 
+pub use acns::Acns;
 pub use codel::Codel;
 pub use droptail::DropTail;
 pub use fq_codel::FqCodel;
@@ -102,6 +105,7 @@ pub enum Queue {
     Pie(Box<Pie>),
     FqCodel(Box<FqCodel>),
     Xcp(Box<Xcp>),
+    Acns(Box<Acns>),
 }
 
 macro_rules! dispatch {
@@ -113,6 +117,7 @@ macro_rules! dispatch {
             Queue::Pie($q) => $e,
             Queue::FqCodel($q) => $e,
             Queue::Xcp($q) => $e,
+            Queue::Acns($q) => $e,
         }
     };
 }

@@ -1,6 +1,5 @@
-//! The schema of the active queue managements (`kind = "red" | "codel" | "pie" | "fq_codel" |
-//! "xcp"`)
-//! and their validation into queue disciplines. Part of the scenario schema (`schema.rs`
+//! The schema of the active queue managements and routers (`kind = "red" | "codel" | "pie" |
+//! "fq_codel" | "xcp" | "acns"`) and their validation into queue disciplines. Part of the scenario schema (`schema.rs`
 //! re-exports the specs); kept apart so each discipline's parameters, defaults and checks sit
 //! together. Parameter names follow the literature and ns-2/Linux; every field left out takes
 //! the default stated in its doc comment (RED's depend on the defaults profile, see
@@ -12,12 +11,13 @@ use serde::Deserialize;
 use super::error::ScenarioError;
 use super::schema::Profile;
 use super::units::{Bytes, Duration};
+use crate::queue::acns::{self, AcnsParams, Weight};
 use crate::queue::codel::{self, CodelParams};
 use crate::queue::fq_codel::{self, FqCodelParams};
 use crate::queue::pie::{self, PieParams};
 use crate::queue::red::{self, RedConfig};
 use crate::queue::xcp::{self, XcpParams};
-use crate::queue::{Codel, FqCodel, Pie, Queue, Red, Xcp};
+use crate::queue::{Acns, Codel, FqCodel, Pie, Queue, Red, Xcp};
 use crate::time::{Rate, SimTime};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
@@ -220,6 +220,40 @@ pub struct XcpSpec {
     /// the input rate reaches capacity or this many packets wait (`Q_th`). Default: off.
     #[serde(default)]
     pub congestion_threshold: Option<u32>,
+}
+
+/// The ACNS router (Olšovský 2014; `queue/acns.rs`): a FIFO that writes per-flow commands
+/// (normal, freeze, fallback) into packets that ask for one, from the flow's age, its priority
+/// (DSCP) and the queue's occupancy. Flows take part with `tcp.acns`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcnsSpec {
+    /// Packets waiting before an arrival is dropped; `A(q)` is the occupancy over it. Default:
+    /// the profile's queue limit.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// "intended" (old, low-priority flows weigh most; default) or "printed" (the paper's
+    /// Eqs. 3–4 as printed).
+    #[serde(default)]
+    pub weight: Option<Weight>,
+    /// Weight from which a flow is told to freeze, th_A1. Default 0.95.
+    #[serde(default)]
+    pub th_a1: Option<f64>,
+    /// Weight from which a flow is told to fall back, th_A2 ≥ th_A1. Default 1.0.
+    #[serde(default)]
+    pub th_a2: Option<f64>,
+    /// Share of priority in the weight, v_p in [0, 1]; v_p + v_a = 1. Default 0.8.
+    #[serde(default)]
+    pub v_p: Option<f64>,
+    /// Share of age in the weight, v_a in [0, 1]. Default 0.2.
+    #[serde(default)]
+    pub v_a: Option<f64>,
+    /// Highest priority, 0–63; higher DSCPs count as it. Default 63.
+    #[serde(default)]
+    pub p_max: Option<u8>,
+    /// A flow not seen for longer is forgotten. Default 2 s.
+    #[serde(default)]
+    pub idle_timeout: Option<Duration>,
 }
 
 fn positive_time(v: Option<Duration>, def: SimTime, path: &str, field: &str) -> Result<SimTime> {
@@ -444,6 +478,54 @@ pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate) -> Result<Queu
     Ok(Queue::Xcp(Box::new(Xcp::new(p))))
 }
 
+pub fn acns(s: &AcnsSpec, path: &str, profile: Profile) -> Result<Queue> {
+    let mut p = AcnsParams::new(profile.queue_limit());
+    p.limit = at_least_one(s.limit, p.limit, path, "limit", "packet")?;
+    p.weight = s.weight.unwrap_or_default();
+    let th = |v: Option<f64>, def: f64, field: &str| match v.unwrap_or(def) {
+        t if t.is_finite() && t > 0.0 => Ok(t),
+        t => err(path, field, format!("{t} must be a positive number")),
+    };
+    p.th_a1 = th(s.th_a1, acns::TH_A1, "th_a1")?;
+    p.th_a2 = th(s.th_a2, acns::TH_A2, "th_a2")?;
+    if p.th_a2 < p.th_a1 {
+        return err(
+            path,
+            "th_a2",
+            format!("{} must be at least th_a1 ({})", p.th_a2, p.th_a1),
+        );
+    }
+    // §3.1: "the sum of these factors must be equal to 1"; one given sets the other.
+    let (v_p, v_a) = match (s.v_p, s.v_a) {
+        (None, None) => (acns::V_P, acns::V_A),
+        (Some(v), None) => (v, 1.0 - v),
+        (None, Some(v)) => (1.0 - v, v),
+        (Some(p), Some(a)) => (p, a),
+    };
+    p.v_p = in_range(v_p, false, 0.0, 1.0, path, "v_p")?;
+    p.v_a = in_range(v_a, false, 0.0, 1.0, path, "v_a")?;
+    if (p.v_p + p.v_a - 1.0).abs() > 1e-9 {
+        return err(
+            path,
+            "v_a",
+            format!(
+                "v_p + v_a must be 1 (the paper's §3.1), got {} + {}",
+                p.v_p, p.v_a
+            ),
+        );
+    }
+    p.p_max = s.p_max.unwrap_or(acns::P_MAX);
+    if p.p_max > 63 {
+        return err(
+            path,
+            "p_max",
+            format!("{} is outside 0..=63 (DSCP)", p.p_max),
+        );
+    }
+    p.idle_timeout = positive_time(s.idle_timeout, acns::IDLE_TIMEOUT, path, "idle_timeout")?;
+    Ok(Queue::Acns(Box::new(Acns::new(p))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,5 +575,38 @@ mod tests {
             fq_codel(&f, "q").err().unwrap().to_string(),
             "q.flows: 0 is outside 1..=65536"
         );
+    }
+
+    #[test]
+    fn acns_checks_name_the_field_and_the_accepted_values() {
+        let bad = |json: &str| {
+            let s: AcnsSpec = serde_json::from_str(json).unwrap();
+            acns(&s, "q", Profile::Linux).err().expect(json).to_string()
+        };
+        assert_eq!(
+            bad(r#"{"th_a1": 1.2, "th_a2": 1.0}"#),
+            "q.th_a2: 1 must be at least th_a1 (1.2)"
+        );
+        assert_eq!(
+            bad(r#"{"th_a1": 0}"#),
+            "q.th_a1: 0 must be a positive number"
+        );
+        assert_eq!(
+            bad(r#"{"v_p": 0.5, "v_a": 0.6}"#),
+            "q.v_a: v_p + v_a must be 1 (the paper's §3.1), got 0.5 + 0.6"
+        );
+        assert_eq!(bad(r#"{"v_p": 1.5}"#), "q.v_p: 1.5 is outside [0, 1]");
+        assert_eq!(
+            bad(r#"{"p_max": 64}"#),
+            "q.p_max: 64 is outside 0..=63 (DSCP)"
+        );
+        assert_eq!(
+            bad(r#"{"idle_timeout": 0}"#),
+            "q.idle_timeout: must be positive"
+        );
+        assert_eq!(bad(r#"{"limit": 0}"#), "q.limit: must be at least 1 packet");
+        // One factor given sets the other.
+        let s: AcnsSpec = serde_json::from_str(r#"{"v_a": 0.5, "weight": "printed"}"#).unwrap();
+        assert!(acns(&s, "q", Profile::Linux).is_ok());
     }
 }

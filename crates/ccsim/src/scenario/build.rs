@@ -304,6 +304,7 @@ fn build_queue(
         Some(QueueSpec::Pie(p)) => super::aqm::pie(p, path),
         Some(QueueSpec::FqCodel(f)) => super::aqm::fq_codel(f, path),
         Some(QueueSpec::Xcp(x)) => super::aqm::xcp(x, path, profile, rate),
+        Some(QueueSpec::Acns(a)) => super::aqm::acns(a, path, profile),
         None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
         Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
             (Some(_), Some(_)) => err(
@@ -361,6 +362,11 @@ fn times(
 }
 
 fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
+    if let Some(a) = &p.acns {
+        if let Err((field, m)) = a.build() {
+            return err(format!("{path}.acns.{field}"), m);
+        }
+    }
     if p.mss < 1 || p.mss > 65_000 {
         return err(
             format!("{path}.mss"),
@@ -530,7 +536,8 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     sack_blocks: p.sack_blocks,
                     dscp: p.dscp,
                     size,
-                    ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake),
+                    ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake)
+                        .with_acns(p.receiver_acns, !p.handshake && p.acns.is_some()),
                 };
                 info.push(FlowInfo {
                     kind: "tcp",

@@ -26,6 +26,7 @@
 //! | slow_start         | standard                   | standard                    | standard                     |
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
+//! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
 //!
@@ -70,6 +71,10 @@ pub struct TcpParams {
     pub ecn: bool,
     /// The receiver accepts ECN.
     pub receiver_ecn: bool,
+    /// ACNS at the sender (Olšovský 2014), if asked for.
+    pub acns: Option<crate::tcp::acns::AcnsSpec>,
+    /// The receiver supports ACNS.
+    pub receiver_acns: bool,
 }
 
 /// RFC 3390: IW = min(4·MSS, max(2·MSS, 4380 bytes)), in whole segments.
@@ -107,6 +112,8 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                acns: None,
+                receiver_acns: true,
             },
             Profile::Ns2 => TcpParams {
                 cc: CcSpec::Reno(RenoConfig {}),
@@ -134,6 +141,8 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                acns: None,
+                receiver_acns: true,
             },
             Profile::Rfc => TcpParams {
                 cc: CcSpec::Reno(RenoConfig {}),
@@ -161,6 +170,8 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                acns: None,
+                receiver_acns: true,
             },
         }
     }
@@ -250,6 +261,12 @@ impl Profile {
         }
         if let Some(v) = spec.receiver_ecn {
             p.receiver_ecn = v;
+        }
+        if let Some(v) = &spec.acns {
+            p.acns = v.0.clone();
+        }
+        if let Some(v) = spec.receiver_acns {
+            p.receiver_acns = v;
         }
         p
     }

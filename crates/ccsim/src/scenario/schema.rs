@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use super::aqm::{CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
+pub use super::aqm::{AcnsSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
 use crate::tcp::cc::CcSpec;
@@ -165,10 +165,12 @@ pub enum QueueSpec {
     FqCodel(FqCodelSpec),
     #[schemars(rename = "xcp")]
     Xcp(XcpSpec),
+    #[schemars(rename = "acns")]
+    Acns(AcnsSpec),
 }
 tagged_enum!(QueueSpec, "queue kind", {
     "droptail" => DropTail, "red" => Red, "codel" => Codel, "pie" => Pie, "fq_codel" => FqCodel,
-    "xcp" => Xcp,
+    "xcp" => Xcp, "acns" => Acns,
 });
 
 /// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,
@@ -381,6 +383,15 @@ pub struct TcpSpec {
     /// Whether the receiver accepts ECN (false models a non-ECN peer). Default true.
     #[serde(default)]
     pub receiver_ecn: Option<bool>,
+    /// ACNS (Olšovský 2014): the sender asks routers for commands and answers losses with
+    /// the trend command. `true`, or a table: `request` ("window" | "every-packet"),
+    /// `omega_count`, `sigma`, `th_l1`, `th_l2`, `history`. Needs `kind = "acns"` queues on the
+    /// path; with a receiver without ACNS the connection uses plain ECN. Default off.
+    #[serde(default)]
+    pub acns: Option<crate::tcp::acns::AcnsSwitch>,
+    /// Whether the receiver supports ACNS. Default true.
+    #[serde(default)]
+    pub receiver_acns: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

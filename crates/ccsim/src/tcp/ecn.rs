@@ -30,8 +30,10 @@ use crate::packet::{flags, Ecn, Packet};
 /// The sender's ECN state.
 #[derive(Clone, Debug, Default)]
 pub struct EcnSender {
-    /// ECN is in use on this connection.
+    /// ECN codepoints are in use on this connection (by ECN or by ACNS).
     pub on: bool,
+    /// ACNS is in use (`acns.rs`): ECE on an ACK is a command, not an ECN echo.
+    pub acns: bool,
     /// Set CWR on the next new data packet.
     cwr_pending: bool,
     /// One past the last segment sent before the reduction (Linux `high_seq`).
@@ -52,18 +54,17 @@ impl EcnSender {
 pub const SYN_FLAGS: u8 = flags::ECE | flags::CWR;
 
 impl Sender {
-    /// The SYN-ACK tells whether the receiver agreed: ECE set and CWR clear.
-    pub(super) fn ecn_negotiated(&mut self, synack_flags: u8) {
-        self.ecn.on = self.p.ecn && synack_flags & SYN_FLAGS == flags::ECE;
-    }
-
-    /// Sets the ECN codepoint and CWR flag of a data packet about to be sent.
-    pub(super) fn ecn_stamp(&mut self, p: &mut Packet, new_data: bool) {
+    /// Sets the ECN codepoint and CWR flag of data segment `seg` about to be sent, and ACNS's
+    /// request bit.
+    pub(super) fn ecn_stamp(&mut self, p: &mut Packet, seg: u64, new_data: bool) {
         if !self.ecn.on || !new_data {
             p.ecn = Ecn::NotEct;
             return;
         }
         p.ecn = Ecn::Ect0;
+        if self.ecn.acns {
+            self.acns_stamp(p, seg);
+        }
         if self.ecn.cwr_pending {
             p.flags |= flags::CWR;
             self.ecn.cwr_pending = false;
@@ -108,8 +109,13 @@ impl Sender {
 #[derive(Clone, Debug, Default)]
 pub struct EcnEcho {
     capable: bool,
-    /// ECN is in use on this connection.
+    /// ECN codepoints are in use on this connection (by ECN or by ACNS).
     pub on: bool,
+    /// The receiver supports ACNS, and ACNS is in use (`acns.rs`).
+    pub(super) acns_capable: bool,
+    pub acns: bool,
+    /// The most severe ACNS command since the last ACK.
+    pub(super) command: crate::acns::Command,
     /// Echo ECE on every ACK until a CWR arrives.
     echo: bool,
     /// CE-marked data packets that arrived.
@@ -126,8 +132,15 @@ impl EcnEcho {
         }
     }
 
-    /// A SYN arrived: returns the ECN flags of the SYN-ACK (ECE if ECN is agreed).
+    /// A SYN arrived: returns the ECN flags of the SYN-ACK (ECE and CMT if ACNS is agreed,
+    /// ECE if ECN is).
     pub fn on_syn(&mut self, syn_flags: u8) -> u8 {
+        use crate::acns::{SYN_ACK_FLAGS, SYN_FLAGS as ACNS_SYN};
+        self.acns = self.acns_capable && syn_flags & ACNS_SYN == ACNS_SYN;
+        if self.acns {
+            self.on = true;
+            return SYN_ACK_FLAGS;
+        }
         self.on = self.capable && syn_flags & SYN_FLAGS == SYN_FLAGS;
         if self.on {
             flags::ECE
@@ -144,6 +157,9 @@ impl EcnEcho {
         if !self.on {
             return false;
         }
+        if self.acns {
+            return self.acns_data(pkt);
+        }
         // CWR first: a CWR packet that is itself CE starts a new echo.
         if pkt.flags & flags::CWR != 0 {
             self.echo = false;
@@ -155,8 +171,11 @@ impl EcnEcho {
         false
     }
 
-    /// Flags for the next (non-SYN) ACK.
-    pub fn ack_flags(&self) -> u8 {
+    /// Flags for the next (non-SYN) ACK; an ACNS command is echoed once.
+    pub fn take_ack_flags(&mut self) -> u8 {
+        if self.acns {
+            return crate::acns::ack_flags(std::mem::take(&mut self.command));
+        }
         if self.on && self.echo {
             flags::ECE
         } else {
@@ -188,22 +207,22 @@ mod tests {
     fn receiver_echoes_until_cwr() {
         let mut r = EcnEcho::new(true, true);
         assert_eq!(r.on_syn(flags::SYN | SYN_FLAGS), flags::ECE);
-        assert_eq!(r.ack_flags(), 0);
+        assert_eq!(r.take_ack_flags(), 0);
         assert!(
             r.on_data(&data(Ecn::Ce, 0)),
             "the first CE asks for an immediate ACK"
         );
-        assert_eq!(r.ack_flags(), flags::ECE);
+        assert_eq!(r.take_ack_flags(), flags::ECE);
         // Later packets, CE or not, keep the echo going without another immediate ACK.
         assert!(!r.on_data(&data(Ecn::Ect0, 0)));
         assert!(!r.on_data(&data(Ecn::Ce, 0)));
-        assert_eq!(r.ack_flags(), flags::ECE);
+        assert_eq!(r.take_ack_flags(), flags::ECE);
         // CWR stops it.
         r.on_data(&data(Ecn::Ect0, flags::CWR));
-        assert_eq!(r.ack_flags(), 0);
+        assert_eq!(r.take_ack_flags(), 0);
         // A CWR packet that is itself CE starts a new echo.
         assert!(r.on_data(&data(Ecn::Ce, flags::CWR)));
-        assert_eq!(r.ack_flags(), flags::ECE);
+        assert_eq!(r.take_ack_flags(), flags::ECE);
         assert_eq!(r.ce_received, 3);
     }
 
@@ -213,7 +232,7 @@ mod tests {
         let mut r = EcnEcho::new(false, true);
         assert_eq!(r.on_syn(flags::SYN | SYN_FLAGS), 0);
         assert!(!r.on_data(&data(Ecn::Ce, 0)));
-        assert_eq!(r.ack_flags(), 0);
+        assert_eq!(r.take_ack_flags(), 0);
         let mut r = EcnEcho::new(true, true);
         assert_eq!(r.on_syn(flags::SYN), 0);
         assert!(!r.on);

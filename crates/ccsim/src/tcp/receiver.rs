@@ -231,7 +231,7 @@ impl Receiver {
         p.ack = wire_seq(self.rcv_nxt);
         p.flags = fl;
         if fl & flags::SYN == 0 {
-            p.flags |= self.ecn.ack_flags();
+            p.flags |= self.ecn.take_ack_flags();
         }
         p.ts_ecr = self.ts_recent;
         if let (true, Some(h)) = (self.sack, self.rare.as_deref()) {

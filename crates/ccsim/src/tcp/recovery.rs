@@ -43,11 +43,17 @@ impl Sender {
     }
 
     fn enter_recovery(&mut self, io: &mut Io) {
-        self.stats.fast_retransmits += 1;
+        self.stats.fast_retransmits = self.stats.fast_retransmits.saturating_add(1);
         // A window already cut for an ECN echo is not cut again for a loss in it (RFC 3168
         // §6.1.2 "at most once per window"; Linux `tcp_enter_recovery`).
         if self.st.ca_state != CaState::Cwr {
-            self.st.ssthresh = self.loss_ssthresh();
+            // ACNS: the trend command may keep the window or fall back instead (`acns.rs`).
+            let acns = if self.ecn.acns {
+                self.acns_loss()
+            } else {
+                None
+            };
+            self.st.ssthresh = acns.unwrap_or_else(|| self.loss_ssthresh());
         }
         self.ecn_window_reduced();
         self.recover = Opt::some(self.high);

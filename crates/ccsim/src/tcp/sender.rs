@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 
+use super::acns::AcnsSender;
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
 use super::ecn::{self, EcnSender};
 use super::rtt::RttEstimator;
@@ -84,7 +85,8 @@ impl SenderParams {
             recovery: p.recovery,
             ack_counting: p.ack_counting,
             dscp: p.dscp,
-            ecn: p.ecn,
+            // ACNS falls back to plain ECN with a peer that has no ACNS.
+            ecn: p.ecn || p.acns.is_some(),
             handshake: p.handshake,
             limited_transmit: p.limited_transmit,
             cwnd_limited: p.cwnd_limited,
@@ -99,8 +101,10 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
+    /// 32 bits, so that the pair fills one word (`a_connection_takes_720_bytes`): each is at
+    /// most one per round trip, and counts saturate.
+    pub timeouts: u32,
+    pub fast_retransmits: u32,
     /// Window reductions in response to ECN echoes (RFC 3168).
     pub ecn_reductions: u64,
     pub rtt_sum: f64,
@@ -148,6 +152,8 @@ pub struct Sender {
     max_flight_mark: u64,
     pub stats: SenderStats,
     pub ecn: EcnSender,
+    /// ACNS state, for a connection configured with it (`acns.rs`).
+    pub(super) acns: Option<Box<AcnsSender>>,
 }
 
 impl Sender {
@@ -191,8 +197,15 @@ impl Sender {
             p.clock_granularity,
             p.rto_floor,
         );
-        let ecn = EcnSender::new(p.ecn && p.receiver_ecn && !p.handshake);
-        Sender {
+        let asks_ecn = p.ecn || p.acns.is_some();
+        let ecn = EcnSender::new(asks_ecn && p.receiver_ecn && !p.handshake);
+        let acns = p.acns.as_ref().map(|s| {
+            let c = s
+                .build()
+                .expect("ACNS settings are checked with the scenario");
+            Box::new(AcnsSender::new(c))
+        });
+        let mut s = Sender {
             flow,
             node,
             peer,
@@ -223,7 +236,12 @@ impl Sender {
                 ..Default::default()
             },
             ecn,
+            acns,
+        };
+        if !p.handshake && p.receiver_acns {
+            s.acns_start();
         }
+        s
     }
 
     /// The application starts: open the connection or start sending.
@@ -255,7 +273,9 @@ impl Sender {
         );
         p.dscp = self.p.dscp;
         p.flags = flags::SYN;
-        if self.p.ecn {
+        if self.acns.is_some() {
+            p.flags |= crate::acns::SYN_FLAGS; // an ACNS-setup SYN (Olšovský 2014 §4.2.3)
+        } else if self.p.ecn {
             p.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
         }
         if self.syn_sent.get().is_some() {
@@ -302,7 +322,7 @@ impl Sender {
         p.dscp = self.p.dscp;
         p.seq = wire_seq(seg * self.p.mss as u64);
         p.flags = flags::ACK;
-        self.ecn_stamp(&mut p, seg >= self.high);
+        self.ecn_stamp(&mut p, seg, seg >= self.high);
         if seg >= self.high {
             debug_assert_eq!(seg, self.high);
             self.high = seg + 1;
@@ -310,6 +330,9 @@ impl Sender {
         } else {
             self.segs[(seg - self.una) as usize].resent(io.now);
             self.stats.retransmits += 1;
+            if self.ecn.acns {
+                self.acns_resent(seg);
+            }
         }
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
@@ -405,7 +428,7 @@ impl Sender {
         self.st.now = io.now;
         if !self.established {
             if pkt.flags & flags::SYN != 0 {
-                self.ecn_negotiated(pkt.flags);
+                self.negotiated(pkt.flags);
                 self.on_syn_ack(io);
             }
             return;
@@ -423,11 +446,15 @@ impl Sender {
             }
             self.sack_update(&blocks[..wire.len()], io.scratch);
         }
-        let ece = pkt.flags & flags::ECE != 0 && self.ecn.on;
+        // On an ACNS connection ECE carries a command (`acns.rs`), not an ECN echo.
+        let ece = pkt.flags & flags::ECE != 0 && self.ecn.on && !self.ecn.acns;
         let mut feedback_done = false;
         if let Some(x) = &pkt.xcp {
             let fb = self.xcp_feedback(x);
             feedback_done = self.cc.on_feedback(&mut self.st, &fb);
+        }
+        if self.ecn.acns {
+            feedback_done |= self.acns_ack(pkt.flags, ack);
         }
         if ack > self.una {
             self.on_new_ack(ack, pkt, ece, feedback_done, io);
@@ -589,7 +616,10 @@ impl Sender {
             self.rto_timer.set_deadline(None);
             return;
         }
-        self.stats.timeouts += 1;
+        self.stats.timeouts = self.stats.timeouts.saturating_add(1);
+        if self.ecn.acns {
+            self.acns_timeout();
+        }
         // RFC 5681 §3.1: ssthresh is cut only on the first timeout of a segment, not when the
         // timer fires again for a segment it already retransmitted.
         if self.rtt.backoff() == 0 {

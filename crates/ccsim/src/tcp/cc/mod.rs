@@ -5,9 +5,10 @@
 //! growth, the slow-start threshold after a loss, and its private state. Hook names are Linux's.
 //! Windows are in segments (f64), as in the papers and in Linux.
 //!
-//! Explicit-feedback senders (XCP, ACNS) receive the routers' verdicts through
-//! [`CongestionControl::on_feedback`], Linux's "custom" `cong_control` path: an algorithm that
-//! handles the feedback returns true and the classic `cong_avoid` is skipped for that ACK.
+//! XCP's sender receives the routers' feedback through [`CongestionControl::on_feedback`],
+//! Linux's "custom" `cong_control` path: an algorithm that handles the feedback returns true
+//! and the classic `cong_avoid` is skipped for that ACK. ACNS works with any algorithm, so its
+//! commands are handled by the sender around the algorithm (`tcp/acns.rs`).
 
 pub mod bic;
 pub mod cubic;
@@ -124,8 +125,6 @@ pub enum Feedback {
         congested: bool,
         queue_high: bool,
     },
-    /// ACNS command: 1 normal, 2 freeze, 3 fallback (Olšovský 2014).
-    Acns { command: u8 },
 }
 
 /// The contract every congestion-control algorithm implements.

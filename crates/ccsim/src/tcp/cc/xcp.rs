@@ -78,10 +78,7 @@ impl CongestionControl for Xcp {
             admitted,
             congested,
             queue_high,
-        } = fb
-        else {
-            return false;
-        };
+        } = fb;
         if !feedback.is_finite() {
             return false;
         }
