@@ -136,6 +136,10 @@ def training_set() -> dict[str, dict]:
             # The XCP router has no ECN; it acts on XCP flows, with the congestion bit on.
             d = _variant(f"queue-{q}", series, cc={"kind": "xcp", "window_adjustment": True})
             queue = {"kind": q, "congestion_threshold": 50}
+        elif q == "acns":
+            # The ACNS router has no ECN setting: it writes commands for flows that ask for them.
+            d = _variant(f"queue-{q}", series, cc="cubic", acns=True)
+            queue = {"kind": q, "limit": 100}
         else:
             d = _variant(f"queue-{q}", series, ecn=True)
             queue = {"kind": q} | ({} if q == "droptail" else {"ecn": True})

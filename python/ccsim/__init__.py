@@ -21,6 +21,7 @@ from .overrides import parse_value, set_path
 from .result import Result, SeriesNotRecorded
 from .runner import run, validate
 from .scenario import (
+    Acns,
     Bernoulli,
     CbrFlow,
     Chain,
@@ -75,6 +76,7 @@ def schema() -> dict[str, Any]:
 __version__ = _find_version()
 
 __all__ = [
+    "Acns",
     "Bernoulli",
     "CbrFlow",
     "Chain",

@@ -187,6 +187,26 @@ class Xcp(_Builder):
 
 
 @dataclass
+class Acns(_Builder):
+    """The ACNS router (Olšovský 2014): a FIFO of ``limit`` packets that writes per-flow
+    commands (normal, freeze, fallback) into packets that ask for one, from the flow's age, its
+    DSCP and the queue's occupancy. ``weight`` is ``"intended"`` (default: old, low-priority
+    flows weigh most) or ``"printed"`` (the paper's Eqs. 3-4 as printed). Flows take part with
+    ``acns=True`` (or a dict of sender settings: ``request``, ``omega_count``, ``sigma``,
+    ``th_l1``, ``th_l2``, ``history``)."""
+
+    kind: ClassVar[str] = "acns"
+    limit: int | None = None
+    weight: str | None = None
+    th_a1: float | None = None
+    th_a2: float | None = None
+    v_p: float | None = None
+    v_a: float | None = None
+    p_max: int | None = None
+    idle_timeout: Quantity | None = None
+
+
+@dataclass
 class Bernoulli(_Builder):
     """Each packet is lost independently with probability ``p``."""
 
@@ -223,7 +243,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Xcp, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Xcp, Acns, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 
