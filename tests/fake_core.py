@@ -49,6 +49,12 @@ def synthetic_results(name: str = "synthetic", duration: float = 10.0) -> dict:
         "ecn": col([0, 0, 0], "<u8"),
         "ecn_reductions": col([0, 0, 0], "<u8"),
         "ce_marks": col([0, 0, 0], "<u8"),
+        "acns": col([0, 0, 0], "<u8"),
+        "acns_freezes": col([0, 0, 0], "<u8"),
+        "acns_fallbacks": col([0, 0, 0], "<u8"),
+        "acns_trend_keep": col([0, 0, 0], "<u8"),
+        "acns_trend_fallback": col([0, 0, 0], "<u8"),
+        "acns_trend_decrease": col([0, 0, 0], "<u8"),
         "owd_mean_s": col([0.031, 0.035, 0.022], "<f8"),
         "owd_max_s": col([0.06, 0.07, 0.03], "<f8"),
     }

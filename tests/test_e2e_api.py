@@ -17,7 +17,8 @@ FLOW_COLUMNS = [
     "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped", "goodput_bps",
     "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s", "rtt_min_s",
     "rtt_max_s", "rtt_samples", "completion_s", "cwnd_final", "ecn", "ecn_reductions",
-    "ce_marks", "owd_mean_s", "owd_max_s",
+    "ce_marks", "acns", "acns_freezes", "acns_fallbacks", "acns_trend_keep",
+    "acns_trend_fallback", "acns_trend_decrease", "owd_mean_s", "owd_max_s",
 ]  # fmt: skip
 QUEUE_COLUMNS = [
     "link", "from", "to", "rate_bps", "arrivals", "departures", "drops_overflow", "drops_aqm",
