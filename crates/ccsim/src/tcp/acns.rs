@@ -508,4 +508,137 @@ mod tests {
         a.receive(Command::Fallback);
         assert_eq!(a.trend(), Command::Fallback);
     }
+
+    /// The receiver (§4.2.3, Table 3): ACNS is agreed on an ACNS-setup SYN and plain ECN on an
+    /// ECN-setup one; each ACK echoes the most severe command of the segments it acknowledges,
+    /// once, and a freeze or fallback is acknowledged at once despite delayed ACKs.
+    #[test]
+    fn receiver_negotiates_and_echoes_commands_once() {
+        use crate::packet::{wire_seq, Ecn, Kind};
+        use crate::tcp::{Io, Receiver, ReceiverConfig};
+        use crate::time::SimTime;
+        use crate::trace::Recorder;
+
+        let mut e = EcnEcho::new(true, true).with_acns(true, false);
+        assert_eq!(e.on_syn(flags::SYN | flags::ECE | flags::CWR), flags::ECE);
+        assert!(!e.acns);
+        assert_eq!(e.on_syn(flags::SYN | acns::SYN_FLAGS), acns::SYN_ACK_FLAGS);
+        assert!(e.acns && e.on);
+        let mut n = EcnEcho::new(true, true).with_acns(false, false);
+        assert_eq!(n.on_syn(flags::SYN | acns::SYN_FLAGS), flags::ECE);
+
+        let mut r = Receiver::new(
+            0,
+            1,
+            0,
+            ReceiverConfig {
+                header_bytes: 40,
+                delayed_ack: true,
+                delack_timeout: SimTime::from_millis(40),
+                sack: true,
+                sack_blocks: 3,
+                dscp: 0,
+                size: None,
+                ecn: EcnEcho::new(true, false).with_acns(true, true),
+            },
+        );
+        // Segments 0..4 asking for commands: normal (I4), normal, freeze (I6), normal. Keeps
+        // the flags of the ACKs each one caused.
+        let mut acks = vec![];
+        let segments = [Ecn::Ect0, Ecn::Ect0, Ecn::Ce, Ecn::Ect0];
+        for (k, ecn) in segments.into_iter().enumerate() {
+            let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1040, SimTime::ZERO);
+            p.seq = wire_seq(k as u64 * 1000);
+            p.payload = 1000;
+            p.ecn = ecn;
+            p.ip_spare = true;
+            let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+            let mut io = Io {
+                now: SimTime::from_millis(1),
+                out: &mut out,
+                rec: &mut rec,
+                scratch: &mut scratch,
+            };
+            r.on_data(&p, &mut io);
+            acks.push(
+                out.iter()
+                    .map(|a| a.flags & !flags::ACK)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        // The first waits (delayed ACK) and the second completes the pair, normal; the freeze
+        // is acknowledged at once, on its own; the fourth waits.
+        assert_eq!(
+            acks,
+            [vec![], vec![0], vec![flags::ECE | flags::RSV], vec![]]
+        );
+    }
+
+    /// The sender: the last segment of each window asks; an answer holds until the next;
+    /// freeze stops growth, fallback returns to the last smaller whole window and ends slow
+    /// start; an ACK that neither answers nor commands changes nothing.
+    #[test]
+    fn sender_asks_per_window_and_holds_each_answer() {
+        use crate::packet::{wire_seq, Ecn, Kind};
+        use crate::scenario::schema::Profile;
+        use crate::tcp::cc::{Cc, Reno};
+        use crate::tcp::slow_start::SlowStart;
+        use crate::tcp::Io;
+        use crate::time::SimTime;
+        use crate::trace::Recorder;
+
+        let mut p = Profile::Linux.tcp_defaults();
+        p.handshake = false;
+        p.acns = Some(AcnsSpec::default());
+        let mut s = Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None);
+        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+        let mut step = |s: &mut Sender, ack: Option<(u64, u8)>| -> Vec<Packet> {
+            let mut io = Io {
+                now: SimTime::from_millis(1),
+                out: &mut out,
+                rec: &mut rec,
+                scratch: &mut scratch,
+            };
+            match ack {
+                None => s.start(&mut io),
+                Some((segs, fl)) => {
+                    let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
+                    a.ack = wire_seq(segs * 1448);
+                    a.flags = flags::ACK | fl;
+                    s.on_ack(&a, &mut io);
+                }
+            }
+            std::mem::take(&mut out)
+        };
+        let mut sent = step(&mut s, None);
+        assert!(s.acns_on() && s.ecn.on);
+        // IW 10: segments 0..9, ECT(0); only 9, the window's last, asks (I4).
+        assert_eq!(sent.len(), 10);
+        assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
+        let asking = |sent: &[Packet]| -> Vec<u64> {
+            let seg = |p: &Packet| p.seq as u64 / 1448;
+            sent.iter().filter(|p| p.ip_spare).map(seg).collect()
+        };
+        assert_eq!(asking(&sent), [9]);
+        // ACK 1, normal, answers nothing: slow start, 10 → 11.
+        sent.extend(step(&mut s, Some((1, 0))));
+        assert_eq!(s.st.cwnd, 11.0);
+        // ACK 2 carries freeze (T5): held from now, no growth.
+        sent.extend(step(&mut s, Some((2, flags::ECE | flags::RSV))));
+        assert_eq!(s.st.cwnd, 11.0);
+        sent.extend(step(&mut s, Some((3, 0))));
+        assert_eq!(s.st.cwnd, 11.0, "the freeze holds until the next answer");
+        // ACK 10 acknowledges segment 9, the asking one: normal, growth resumes (+7).
+        sent.extend(step(&mut s, Some((10, 0))));
+        assert_eq!(s.st.cwnd, 18.0);
+        // ACK 11 carries fallback (T6): back to 11, the last smaller whole window; slow start
+        // ends there.
+        sent.extend(step(&mut s, Some((11, flags::ECE))));
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (11.0, 11.0));
+        let a = s.acns_stats().unwrap();
+        assert_eq!((a.freezes, a.fallbacks), (1, 1));
+        // Segment 9 asked with cwnd 10, so the next to ask was 19; it asked with cwnd 18.
+        assert_eq!(asking(&sent)[..2], [9, 19]);
+        assert!(sent.iter().filter(|p| p.ip_spare).count() == 2);
+    }
 }
