@@ -318,21 +318,21 @@ loss is packets of the flow dropped anywhere.
   best effort last, the paper's order. Over the flows' lives ({acns[avg][0]:.2f} /
   {acns[avg][1]:.2f} / {acns[avg][2]:.2f}; the paper 0.3 / 0.7 / 1.0) the first flow's
   15 seconds alone on the link put it ahead of the second.
-- **The RTT falls, the total does not rise.** The mean RTT goes from {tn[1]:.3f} to {ta[1]:.3f}
-  s ({d_rtt}; the paper −7.1 % by its Table 10, {p_rtt} by its Table 7's means). The maxima stay
+- **The RTT falls; the total barely moves.** The mean RTT goes from {tn[1]:.3f} to {ta[1]:.3f} s
+  ({d_rtt}; the paper −7.1 % by its Table 10, {p_rtt} by its Table 7's means). The maxima stay
   near 0.42 s, the base RTT and one full queue (50 packets at 4 Mb/s take 0.15 s): the paper's
   maxima above 1 s without ACNS point to larger buffers than the 50 packets assumed here. The
   TCP flows' summed throughput goes from {tn[0]:.2f} to {ta[0]:.2f} Mb/s ({d_thr}) and the data
   from {tn[2]:.1f} to {ta[2]:.1f} MB ({d_mb}: the first flow, which lives longest, gives most).
   The paper's +44 % ({p_thr} by its Table 6) is measured against a baseline that left most of
   its link idle (20.8 MB of TCP in 118 s); CUBIC here fills the last mile without ACNS, so there
-  is nothing to gain, and ACNS only redistributes.
-- **Losses move, they do not vanish.** The flows told to fall back lose little
-  ({acns[loss][0]} and {acns[loss][1]} packets against {none[loss][0]} and
-  {none[loss][1]}), but the DSCP-46 flow, whose weight stays below th_A1 until the queue is
-  three-quarters full, fills it and loses {acns[loss][2]}. The paper's 2 packets in all are
-  not reproduced: a CUBIC flow that is not told to freeze before the queue is nearly full
-  still overflows 50 packets.
+  is little to gain, and ACNS mostly redistributes.
+- **Losses fall, they do not vanish.** The flows told to fall back lose little ({acns[loss][0]}
+  and {acns[loss][1]} packets against {none[loss][0]} and {none[loss][1]}), but the DSCP-46
+  flow, whose weight stays below th_A1 until the queue is 60 to 75 % full (its age grows), fills it and
+  loses {acns[loss][2]}; in all {tn[3]} become {ta[3]}. The paper's 2 packets in all are not
+  reproduced: a CUBIC flow that is not told to freeze before the queue is nearly full still
+  overflows 50 packets.
 - **Printed weights steer nothing.** No flow ever gets a command: the smallest `F(p)`, for
   DSCP 46, is 0.8·63/47 = 1.07, so `W ≤ A(q)/1.07 ≤ 0.93`, under th_A1 at any occupancy.
   Every answer is normal, so the losses are answered by
@@ -348,10 +348,10 @@ loss is packets of the flow dropped anywhere.
 ## Sensitivity to the last mile's rate
 
 {sensitivity}
-At every rate, once all flows run, ACNS puts the DSCP-46 flow first and the oldest,
-best-effort flow last; the TCP total changes by a few per cent either way, and the mean RTT
-always falls, most where the last mile is slowest and the queue longest. The losses fall at
-2 and 3 Mb/s and rise at 4 and 6, where the DSCP-46 flow has the room to overflow the queue.
+At every rate, once all flows run, ACNS gives the DSCP-46 flow most of what the UDP flows
+leave and the other two a few per cent of the link each; the TCP total rises by a few per cent,
+and the mean RTT and the losses fall at every rate, the RTT most where the last mile is slowest
+and the queue longest.
 
 ## Implementation notes
 

@@ -18,7 +18,7 @@
 //!   fallback the window does not grow; a fallback sets it once, on arrival, to the most
 //!   recent smaller whole-segment window it had (the sender keeps the last `history` of them;
 //!   one segment less if none is known) and ends slow start there. Commands act only outside
-//!   loss recovery.
+//!   loss recovery: an answer that arrives during it goes into `P` and holds nothing.
 //! * On a loss found by duplicate ACKs, the trend weight of the newest `omega_count` commands
 //!   (Eq. 5) gives the response (§3.3, Eq. 7): below `th_L1` the window is kept (freeze, 2 goes
 //!   into `P`); below `th_L2` it falls back (3 into `P`); otherwise the variant's own decrease
@@ -319,10 +319,11 @@ impl Sender {
             return open && a.holding != Command::Normal;
         }
         a.receive(cmd);
-        a.holding = cmd;
         if !open {
+            // Recovery owns the window; the answer still counts for the trend.
             return false;
         }
+        a.holding = cmd;
         match cmd {
             Command::Normal => false,
             Command::Freeze => {
