@@ -329,9 +329,9 @@ loss is packets of the flow dropped anywhere.
   is little to gain, and ACNS mostly redistributes.
 - **Losses fall, they do not vanish.** The flows told to fall back lose little ({acns[loss][0]}
   and {acns[loss][1]} packets against {none[loss][0]} and {none[loss][1]}), but the DSCP-46
-  flow, whose weight stays below th_A1 until the queue is 60 to 75 % full (its age grows), fills it and
-  loses {acns[loss][2]}; in all {tn[3]} become {ta[3]}. The paper's 2 packets in all are not
-  reproduced: a CUBIC flow that is not told to freeze before the queue is nearly full still
+  flow, whose weight stays below th_A1 until the queue is 60 to 75 % full (its age grows), fills
+  it and loses {acns[loss][2]}; in all {tn[3]} become {ta[3]}. The paper's 2 packets in all are
+  not reproduced: a CUBIC flow that is not told to freeze before the queue is nearly full still
   overflows 50 packets.
 - **Printed weights steer nothing.** No flow ever gets a command: the smallest `F(p)`, for
   DSCP 46, is 0.8·63/47 = 1.07, so `W ≤ A(q)/1.07 ≤ 0.93`, under th_A1 at any occupancy.
