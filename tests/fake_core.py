@@ -74,6 +74,8 @@ def synthetic_results(name: str = "synthetic", duration: float = 10.0) -> dict:
         "marks_early": col([0, 0, 0], "<u8"),
         "marks_forced": col([0, 0, 0], "<u8"),
         "bytes_departed": col([12_000_000, 340_000, 5_200_000], "<u8"),
+        "acns_freezes": col([0, 0, 0], "<u8"),
+        "acns_fallbacks": col([0, 0, 0], "<u8"),
         "avg_len_pkts": col([40.5, 0.0, 0.1], "<f8"),
         "max_len_pkts": col([100, 0, 2], "<u8"),
         "avg_len_bytes": col([60000.0, 0.0, 150.0], "<f8"),

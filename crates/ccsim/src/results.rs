@@ -286,6 +286,12 @@ pub fn collect(sim: &mut Simulation) -> Results {
     queues.u64("marks_early", stat(|s| s.marks_early));
     queues.u64("marks_forced", stat(|s| s.marks_forced));
     queues.u64("bytes_departed", stat(|s| s.bytes_departed));
+    let written: Vec<_> = sim.links.iter().map(|l| l.acns_written()).collect();
+    queues.u64("acns_freezes", written.iter().map(|w| w.freeze).collect());
+    queues.u64(
+        "acns_fallbacks",
+        written.iter().map(|w| w.fallback).collect(),
+    );
     let max_p = stats.iter().map(|s| s.max_len_pkts as f64).collect();
     let max_b = stats.iter().map(|s| s.max_len_bytes as f64).collect();
     let t = now.as_secs_f64().max(1e-12);

@@ -59,6 +59,13 @@ fn acns_favours_young_high_priority_flows_and_shortens_the_queue() {
         // The oldest flow is told to fall back; it has the largest weight.
         let fb = a.flows.u64s("acns_fallbacks");
         assert!(fb[0] > 0, "{request}: fallbacks {fb:?}");
+        // The bottleneck's forward direction wrote them; the ACKs' way writes none.
+        let written = a.queues.u64s("acns_fallbacks");
+        assert!(
+            written[0] >= fb.iter().sum::<u64>(),
+            "{request}: written {written:?}"
+        );
+        assert_eq!(written[1], 0);
         let q = mean_between(&a, SeriesName::Queue, 0, 10.0, 30.0);
         let qp = mean_between(&plain, SeriesName::Queue, 0, 10.0, 30.0);
         assert!(

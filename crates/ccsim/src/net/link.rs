@@ -342,6 +342,17 @@ impl LinkDir {
         }
     }
 
+    /// Commands an ACNS router wrote here (zero for other disciplines).
+    pub fn acns_written(&self) -> crate::queue::acns::Written {
+        match &self.path {
+            Path::General(g) => match &g.queue {
+                crate::queue::Queue::Acns(a) => a.written,
+                _ => Default::default(),
+            },
+            Path::Express(_) => Default::default(),
+        }
+    }
+
     /// Packets held by this direction: queued, on the transmitter and propagating.
     pub fn packets_held(&self) -> u64 {
         match &self.path {
