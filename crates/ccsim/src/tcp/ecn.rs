@@ -173,10 +173,14 @@ impl EcnEcho {
 
     /// Flags for the next (non-SYN) ACK; an ACNS command is echoed once.
     pub fn take_ack_flags(&mut self) -> u8 {
+        // Most connections use neither: one test for them.
+        if !self.on {
+            return 0;
+        }
         if self.acns {
             return crate::acns::ack_flags(std::mem::take(&mut self.command));
         }
-        if self.on && self.echo {
+        if self.echo {
             flags::ECE
         } else {
             0
