@@ -25,11 +25,17 @@ def test_acns_builder_writes_the_schema_fields():
 
 
 def test_acns_steers_bandwidth_to_the_young_high_priority_flow():
-    r = ccsim.run(acns_dumbbell(ccsim.Acns(limit=100)))
+    s = acns_dumbbell(ccsim.Acns(limit=100))
+    s.trace = ccsim.Trace(series=["acns_command"], interval="100ms")
+    r = ccsim.run(s)
     f = r.flows.set_index("flow")
     assert (f["acns"] == 1).all()
     assert f.loc["young", "goodput_bps"] > f.loc["old", "goodput_bps"]
     assert f.loc["old", "acns_fallbacks"] > 0
+    cmd = r.trace("acns_command")
+    assert set(cmd["value"].unique()) <= {1.0, 2.0, 3.0}
+    late = cmd[cmd["time_s"] > 10].groupby("flow", observed=True)["value"].mean()
+    assert late["old"] > late["young"]
 
 
 def test_acns_errors_name_the_field():

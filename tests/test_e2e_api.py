@@ -23,8 +23,8 @@ FLOW_COLUMNS = [
 QUEUE_COLUMNS = [
     "link", "from", "to", "rate_bps", "arrivals", "departures", "drops_overflow", "drops_aqm",
     "drops_early", "drops_forced", "drops_loss", "marks", "marks_early", "marks_forced",
-    "bytes_departed", "acns_freezes", "acns_fallbacks", "avg_len_pkts", "max_len_pkts", "avg_len_bytes", "max_len_bytes",
-    "utilisation",
+    "bytes_departed", "acns_freezes", "acns_fallbacks", "avg_len_pkts", "max_len_pkts",
+    "avg_len_bytes", "max_len_bytes", "utilisation",
 ]  # fmt: skip
 
 

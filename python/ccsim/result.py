@@ -12,7 +12,10 @@ import numpy as np
 import pandas as pd
 
 # Which table a series' ids index, and the label column it gets in `Result.trace`.
-FLOW_SERIES = ("cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate")
+FLOW_SERIES = (
+    "cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate",
+    "acns_command",
+)  # fmt: skip
 QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
 
@@ -162,7 +165,8 @@ class Result:
         Units: cwnd and ssthresh in segments, srtt/rto/rtt in seconds, throughput in bit/s,
         queue in packets, queue_bytes in bytes, recovery 0 (open) / 1 (fast recovery) /
         2 (after a timeout), avg_queue in packets (RED's average), sojourn in seconds,
-        bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate).
+        bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate), acns_command 1
+        (normal) / 2 (freeze) / 3 (fallback).
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

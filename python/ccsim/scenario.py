@@ -361,8 +361,8 @@ class CbrFlow(_Builder):
 @dataclass
 class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
-    ``throughput``, ``recovery``, ``bw_estimate``, ``queue``, ``queue_bytes``, ``avg_queue``,
-    ``sojourn``) and how often."""
+    ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``queue``, ``queue_bytes``,
+    ``avg_queue``, ``sojourn``) and how often."""
 
     series: Sequence[str]
     interval: Quantity | None = None

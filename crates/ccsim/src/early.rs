@@ -168,7 +168,7 @@ impl Simulation {
 }
 
 /// The series that read a TCP sender's state as the run goes.
-const SENDER_SERIES: [SeriesName; 7] = [
+const SENDER_SERIES: [SeriesName; 8] = [
     SeriesName::Cwnd,
     SeriesName::Ssthresh,
     SeriesName::Srtt,
@@ -176,4 +176,5 @@ const SENDER_SERIES: [SeriesName; 7] = [
     SeriesName::Rtt,
     SeriesName::Recovery,
     SeriesName::BwEstimate,
+    SeriesName::AcnsCommand,
 ];

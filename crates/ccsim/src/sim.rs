@@ -720,6 +720,9 @@ impl Simulation {
                 if let Some(bw) = s.bw_estimate() {
                     self.rec.record(SeriesName::BwEstimate, id, now, bw);
                 }
+                if let Some(c) = s.acns_command() {
+                    self.rec.record(SeriesName::AcnsCommand, id, now, c);
+                }
             }
         }
         for (l, link) in self.links.iter().enumerate() {

@@ -34,7 +34,7 @@ fn three_flows(queue: &str, tcp: &str) -> Results {
         queue,
         30.0,
         &flows.join(","),
-        r#""series":["queue"],"interval":"10ms""#,
+        r#""series":["queue","acns_command"],"interval":"10ms""#,
     ))
 }
 
@@ -66,6 +66,11 @@ fn acns_favours_young_high_priority_flows_and_shortens_the_queue() {
             "{request}: written {written:?}"
         );
         assert_eq!(written[1], 0);
+        // The series shows the commands in force: from 10 s the oldest flow is told to fall
+        // back most of the time, and more than either younger flow.
+        let held = |i| mean_between(&a, SeriesName::AcnsCommand, i, 10.0, 30.0);
+        let (h0, h1, h2) = (held(0), held(1), held(2));
+        assert!(h0 > 2.5 && h0 > h1.max(h2), "{request}: {h0} {h1} {h2}");
         let q = mean_between(&a, SeriesName::Queue, 0, 10.0, 30.0);
         let qp = mean_between(&plain, SeriesName::Queue, 0, 10.0, 30.0);
         assert!(

@@ -514,10 +514,13 @@ pub enum SeriesName {
     /// The congestion control's bandwidth estimate per TCP flow, bits per second (Westwood+'s
     /// BWE, NDCA's BW; recorded only for algorithms that keep one).
     BwEstimate,
+    /// The ACNS command in force per TCP flow: 1 normal, 2 freeze, 3 fallback (recorded only
+    /// for connections using ACNS).
+    AcnsCommand,
 }
 
 impl SeriesName {
-    pub const ALL: [SeriesName; 12] = [
+    pub const ALL: [SeriesName; 13] = [
         SeriesName::Cwnd,
         SeriesName::Ssthresh,
         SeriesName::Srtt,
@@ -530,6 +533,7 @@ impl SeriesName {
         SeriesName::AvgQueue,
         SeriesName::Sojourn,
         SeriesName::BwEstimate,
+        SeriesName::AcnsCommand,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -545,6 +549,7 @@ impl SeriesName {
             SeriesName::AvgQueue => "avg_queue",
             SeriesName::Sojourn => "sojourn",
             SeriesName::BwEstimate => "bw_estimate",
+            SeriesName::AcnsCommand => "acns_command",
         }
     }
 }

@@ -262,6 +262,13 @@ impl Sender {
             .map(|a| &a.stats)
     }
 
+    /// The command in force (1 normal, 2 freeze, 3 fallback), if the connection uses ACNS:
+    /// the `acns_command` series.
+    pub fn acns_command(&self) -> Option<f64> {
+        let a = self.acns.as_deref().filter(|_| self.ecn.acns)?;
+        Some(a.holding.code() as f64)
+    }
+
     /// ACNS goes into use (at the start without a handshake, or on the SYN-ACK): the first
     /// request goes on the last segment of the first window.
     pub(super) fn acns_start(&mut self) {

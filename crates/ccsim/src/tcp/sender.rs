@@ -667,6 +667,9 @@ impl Sender {
         if let Some(bw) = self.bw_estimate() {
             r.changed(SeriesName::BwEstimate, f, now, bw);
         }
+        if let Some(c) = self.acns_command() {
+            r.changed(SeriesName::AcnsCommand, f, now, c);
+        }
     }
 
     /// The congestion control's bandwidth estimate, bits per second, if it keeps one.
