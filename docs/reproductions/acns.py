@@ -7,8 +7,10 @@ freeze or fall back, on the paper's two-site topology with three CUBIC and three
 From ``scenarios/acns.toml`` (118 s). Runs without ACNS (DropTail, the paper's baseline), with
 ACNS and the weights as the paper intends (the default), with the weights as printed, and with
 a command asked on every packet; then the last mile's rate, which the paper does not give,
-from 2 to 6 Mb/s. Writes the PNGs into ``docs/reproductions/figures/`` and regenerates
-``docs/reproductions/acns.md``; every number in the report comes from these runs.
+from 2 to 6 Mb/s; then the paper's model verification (§3.4, Figs. 4-6) as a simulation of
+150 random-lifetime flows (``acns_model.py``). Writes the PNGs into
+``docs/reproductions/figures/`` and regenerates ``docs/reproductions/acns.md``; every number in
+the report comes from these runs.
 """
 
 from __future__ import annotations
