@@ -369,8 +369,9 @@ loss is packets of the flow dropped anywhere.
   {printed[steady][1]:.2f} / {printed[steady][2]:.2f} Mb/s from 41 s).
 - **Asking on every packet** turns each fallback into a step per ACK: the mean RTT falls to
   {every_t[1]:.3f} s and the losses to {every_t[3]}, but the oldest flow all but stops
-  ({every[steady][0]:.2f} Mb/s), the youngest is held back too ({every[steady][2]:.2f}), and
-  the TCP total drops to {every_t[0]:.2f} Mb/s.
+  ({every[steady][0]:.2f} Mb/s from 41 s), the youngest gets {every[steady][2]:.2f} where
+  asking once a window gave it {acns[steady][2]:.2f}, and the TCP total drops to
+  {every_t[0]:.2f} Mb/s: the link is left partly idle.
 
 ## Sensitivity to the last mile's rate
 

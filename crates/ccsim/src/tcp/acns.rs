@@ -315,9 +315,11 @@ impl Sender {
             a.note_window(cwnd);
         }
         let cmd = acns::ack_command(fl);
-        let answers = match a.pending.get() {
-            Some(r) => ack > r,
-            None => a.c.request == Request::EveryPacket && ack > una,
+        // Asking every segment, each ACK that acknowledges new data answers; asking once a
+        // window, the ACK that acknowledges the asking segment does.
+        let answers = match a.c.request {
+            Request::EveryPacket => ack > una,
+            Request::Window => a.pending.get().is_some_and(|r| ack > r),
         };
         if answers {
             a.pending = Opt::NONE;
@@ -582,42 +584,50 @@ mod tests {
         );
     }
 
+    /// An ACNS sender of `spec` without handshake (Linux defaults, Reno, IW 10).
+    fn acns_sender(spec: AcnsSpec) -> Sender {
+        use crate::scenario::schema::Profile;
+        use crate::tcp::cc::{Cc, Reno};
+        use crate::tcp::slow_start::SlowStart;
+        let mut p = Profile::Linux.tcp_defaults();
+        p.handshake = false;
+        p.acns = Some(spec);
+        Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None)
+    }
+
+    /// Starts `s` (`None`) or hands it an ACK for `segs` segments with extra flags; returns
+    /// the packets it sent.
+    fn step(s: &mut Sender, ack: Option<(u64, u8)>) -> Vec<Packet> {
+        use crate::packet::{wire_seq, Kind};
+        use crate::tcp::Io;
+        use crate::time::SimTime;
+        use crate::trace::Recorder;
+        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+        let mut io = Io {
+            now: SimTime::from_millis(1),
+            out: &mut out,
+            rec: &mut rec,
+            scratch: &mut scratch,
+        };
+        match ack {
+            None => s.start(&mut io),
+            Some((segs, fl)) => {
+                let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
+                a.ack = wire_seq(segs * 1448);
+                a.flags = flags::ACK | fl;
+                s.on_ack(&a, &mut io);
+            }
+        }
+        out
+    }
+
     /// The sender: the last segment of each window asks; an answer holds until the next;
     /// freeze stops growth, fallback returns to the last smaller whole window and ends slow
     /// start; an ACK that neither answers nor commands changes nothing.
     #[test]
     fn sender_asks_per_window_and_holds_each_answer() {
-        use crate::packet::{wire_seq, Ecn, Kind};
-        use crate::scenario::schema::Profile;
-        use crate::tcp::cc::{Cc, Reno};
-        use crate::tcp::slow_start::SlowStart;
-        use crate::tcp::Io;
-        use crate::time::SimTime;
-        use crate::trace::Recorder;
-
-        let mut p = Profile::Linux.tcp_defaults();
-        p.handshake = false;
-        p.acns = Some(AcnsSpec::default());
-        let mut s = Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None);
-        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
-        let mut step = |s: &mut Sender, ack: Option<(u64, u8)>| -> Vec<Packet> {
-            let mut io = Io {
-                now: SimTime::from_millis(1),
-                out: &mut out,
-                rec: &mut rec,
-                scratch: &mut scratch,
-            };
-            match ack {
-                None => s.start(&mut io),
-                Some((segs, fl)) => {
-                    let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-                    a.ack = wire_seq(segs * 1448);
-                    a.flags = flags::ACK | fl;
-                    s.on_ack(&a, &mut io);
-                }
-            }
-            std::mem::take(&mut out)
-        };
+        use crate::packet::Ecn;
+        let mut s = acns_sender(AcnsSpec::default());
         let mut sent = step(&mut s, None);
         assert!(s.acns_on() && s.ecn.on);
         // IW 10: segments 0..9, ECT(0); only 9, the window's last, asks (I4).
@@ -648,5 +658,26 @@ mod tests {
         // Segment 9 asked with cwnd 10, so the next to ask was 19; it asked with cwnd 18.
         assert_eq!(asking(&sent)[..2], [9, 19]);
         assert!(sent.iter().filter(|p| p.ip_spare).count() == 2);
+    }
+
+    /// Asking on every segment, every ACK of new data is an answer: a freeze holds only until
+    /// the next ACK that acknowledges something.
+    #[test]
+    fn every_packet_answers_on_every_new_ack() {
+        let mut s = acns_sender(AcnsSpec {
+            request: Some(Request::EveryPacket),
+            ..Default::default()
+        });
+        let sent = step(&mut s, None);
+        assert_eq!(sent.len(), 10);
+        assert!(sent.iter().all(|p| p.ip_spare), "every segment asks");
+        step(&mut s, Some((1, flags::ECE | flags::RSV)));
+        assert_eq!(s.st.cwnd, 10.0, "frozen");
+        // A duplicate ACK without a command answers nothing: still frozen.
+        step(&mut s, Some((1, 0)));
+        assert_eq!(s.acns_command(), Some(2.0));
+        // ACK 2, normal, answers for segment 1: growth resumes.
+        step(&mut s, Some((2, 0)));
+        assert_eq!((s.st.cwnd, s.acns_command()), (11.0, Some(1.0)));
     }
 }
