@@ -227,7 +227,7 @@ pub struct XcpSpec {
 /// (DSCP) and the queue's occupancy. Flows take part with `tcp.acns`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AcnsSpec {
+pub struct AcnsQueueSpec {
     /// Packets waiting before an arrival is dropped; `A(q)` is the occupancy over it. Default:
     /// the profile's queue limit.
     #[serde(default)]
@@ -478,7 +478,7 @@ pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate) -> Result<Queu
     Ok(Queue::Xcp(Box::new(Xcp::new(p))))
 }
 
-pub fn acns(s: &AcnsSpec, path: &str, profile: Profile) -> Result<Queue> {
+pub fn acns(s: &AcnsQueueSpec, path: &str, profile: Profile) -> Result<Queue> {
     let mut p = AcnsParams::new(profile.queue_limit());
     p.limit = at_least_one(s.limit, p.limit, path, "limit", "packet")?;
     p.weight = s.weight.unwrap_or_default();
@@ -580,7 +580,7 @@ mod tests {
     #[test]
     fn acns_checks_name_the_field_and_the_accepted_values() {
         let bad = |json: &str| {
-            let s: AcnsSpec = serde_json::from_str(json).unwrap();
+            let s: AcnsQueueSpec = serde_json::from_str(json).unwrap();
             acns(&s, "q", Profile::Linux).err().expect(json).to_string()
         };
         assert_eq!(
@@ -606,7 +606,8 @@ mod tests {
         );
         assert_eq!(bad(r#"{"limit": 0}"#), "q.limit: must be at least 1 packet");
         // One factor given sets the other.
-        let s: AcnsSpec = serde_json::from_str(r#"{"v_a": 0.5, "weight": "printed"}"#).unwrap();
+        let s: AcnsQueueSpec =
+            serde_json::from_str(r#"{"v_a": 0.5, "weight": "printed"}"#).unwrap();
         assert!(acns(&s, "q", Profile::Linux).is_ok());
     }
 }

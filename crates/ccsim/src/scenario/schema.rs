@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use super::aqm::{AcnsSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
+pub use super::aqm::{AcnsQueueSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
 use crate::tcp::cc::CcSpec;
@@ -166,7 +166,7 @@ pub enum QueueSpec {
     #[schemars(rename = "xcp")]
     Xcp(XcpSpec),
     #[schemars(rename = "acns")]
-    Acns(AcnsSpec),
+    Acns(AcnsQueueSpec),
 }
 tagged_enum!(QueueSpec, "queue kind", {
     "droptail" => DropTail, "red" => Red, "codel" => Codel, "pie" => Pie, "fq_codel" => FqCodel,
