@@ -3,13 +3,16 @@ paper's scenario and the model verification's flows are what the report says, an
 Fast: nothing is simulated."""
 
 import importlib
+from pathlib import Path
 
 import pytest
 
 ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
-from repro_support import load_script  # noqa: E402
+from repro_support import load_script, validated_points  # noqa: E402
+
+SWEEP = Path(__file__).resolve().parent.parent / "scenarios" / "acns-sweep.toml"
 
 
 @pytest.fixture(scope="module")
@@ -43,3 +46,10 @@ def test_model_flows_share_lifetimes_across_cases(repro):
     assert none["topology"]["bottleneck"]["queue"]["kind"] == "droptail"
     assert all("acns" not in f["tcp"] for f in none["flows"])
     ccsim.validate(model.scenario("normal priorities"))
+
+
+def test_the_sweep_file_crosses_weights_and_last_mile_rates():
+    base, points = validated_points(SWEEP)
+    assert len(points) == 8
+    names = [link["name"] for link in base["topology"]["links"]]
+    assert names[3] == "last-mile-a" and names[5] == "last-mile-b"
