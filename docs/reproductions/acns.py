@@ -295,6 +295,8 @@ with ACNS.
 
 Regenerate with `python {script}` (seconds). Every number below, except the paper's, comes
 from that run.
+`scenarios/acns-sweep.toml` runs the two weight forms against the last-mile rate with
+`ccsim sweep`.
 
 ## Setup
 
