@@ -425,6 +425,9 @@ impl Simulation {
         }
         buf.clear();
         self.handed = buf;
+        if self.prefetching {
+            self.prefetch_handed(l);
+        }
     }
 
     /// The direction after `l` towards `dst`, if `l` hands its packets on to it (cut-through).

@@ -49,6 +49,9 @@ pub struct General {
     pub(super) inbound: Inbound,
     /// Where a feeding direction's packets for fed directions go as they leave.
     pub(super) hand_on: Option<Box<HandOn>>,
+    /// Prefetch the packet after the one starting on the transmitter (`ahead.rs`: where the
+    /// simulation's state outgrows the caches).
+    pub(super) prefetch: bool,
 }
 
 /// The destinations whose packets a feeding general direction hands on (those whose next
@@ -133,7 +136,13 @@ impl General {
             last_change: SimTime::ZERO,
             inbound: Inbound::default(),
             hand_on: None,
+            prefetch: false,
         }
+    }
+
+    /// The packet on the transmitter, if any.
+    pub fn transmitting(&self) -> Option<PktId> {
+        self.tx.map(|t| t.pkt)
     }
 
     /// The discipline and its random stream, for a direction changing paths (`link.rs`).
@@ -235,6 +244,12 @@ impl General {
         let next = self.queue.dequeue(&mut self.side.ctx(now, arena));
         self.side.collect(drops, &mut self.stats);
         let Some(pkt) = next else { return };
+        if self.prefetch {
+            // Its transmission time ahead of the dequeue that reads it.
+            if let Some(after) = self.queue.upcoming() {
+                arena.prefetch(after);
+            }
+        }
         let pk = arena.get(pkt);
         let (size, enqueued) = (pk.size, pk.enqueued);
         self.last_sojourn = now - enqueued;

@@ -342,6 +342,21 @@ impl LinkDir {
         }
     }
 
+    /// The packet on a general-path direction's transmitter (a prefetching hint).
+    pub fn transmitting(&self) -> Option<crate::packet::PktId> {
+        match &self.path {
+            Path::General(g) => g.transmitting(),
+            Path::Express(_) => None,
+        }
+    }
+
+    /// Turns a general-path direction's prefetching of its next packet on or off.
+    pub fn set_prefetch(&mut self, on: bool) {
+        if let Path::General(g) = &mut self.path {
+            g.prefetch = on;
+        }
+    }
+
     /// Commands an ACNS router wrote here (zero for other disciplines).
     pub fn acns_written(&self) -> crate::queue::acns::Written {
         match &self.path {

@@ -214,6 +214,9 @@ impl QueueDiscipline for Codel {
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes
     }
+    fn upcoming(&self) -> Option<PktId> {
+        self.fifo.q.front().copied()
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,9 @@ impl QueueDiscipline for DropTail {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
+    fn upcoming(&self) -> Option<PktId> {
+        self.fifo.front().copied()
+    }
 }
 
 #[cfg(test)]

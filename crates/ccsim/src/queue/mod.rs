@@ -96,6 +96,11 @@ pub trait QueueDiscipline {
     fn avg_queue(&self) -> Option<f64> {
         None
     }
+    /// The packet the next dequeue will probably take, where the discipline knows it cheaply
+    /// (a FIFO's head): a hint for prefetching, never a promise.
+    fn upcoming(&self) -> Option<PktId> {
+        None
+    }
 }
 
 pub enum Queue {
@@ -139,6 +144,10 @@ impl QueueDiscipline for Queue {
     }
     fn avg_queue(&self) -> Option<f64> {
         dispatch!(self, q => q.avg_queue())
+    }
+    #[inline]
+    fn upcoming(&self) -> Option<PktId> {
+        dispatch!(self, q => q.upcoming())
     }
 }
 

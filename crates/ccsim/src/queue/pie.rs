@@ -270,6 +270,9 @@ impl QueueDiscipline for Pie {
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes
     }
+    fn upcoming(&self) -> Option<PktId> {
+        self.fifo.q.front().copied()
+    }
 }
 
 #[cfg(test)]

@@ -325,6 +325,10 @@ impl QueueDiscipline for Xcp {
     fn len_bytes(&self) -> u64 {
         self.fifo.len_bytes()
     }
+
+    fn upcoming(&self) -> Option<PktId> {
+        self.fifo.upcoming()
+    }
 }
 
 #[cfg(test)]

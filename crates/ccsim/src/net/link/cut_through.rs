@@ -269,6 +269,11 @@ impl LinkDir {
             unreachable!("called for the general path");
         };
         while let Some((at, t)) = g.inbound.take_until(upto, exclusive) {
+            if g.prefetch {
+                if let Some(next) = g.inbound.ahead(1) {
+                    arena.prefetch(next.pkt);
+                }
+            }
             let watch = watch.as_mut().map(|q| QueueWatch {
                 rec: q.rec,
                 id: q.id,
