@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import textwrap
 from pathlib import Path
 
 import ccsim
@@ -169,7 +170,10 @@ def totals_table(rows: dict) -> str:
 
 
 def change(new: float, old: float) -> str:
-    return f"{(new - old) / old:+.1%}" if old else "n/a"
+    """A relative change as the report writes it: "+2.9 %", "−5.9 %"."""
+    if not old:
+        return "n/a"
+    return f"{100 * (new - old) / old:+.1f} %".replace("-", "−")
 
 
 def sensitivity_table(sens: dict) -> str:
@@ -224,6 +228,39 @@ def model_stats(r: ccsim.Result, c: dict) -> dict:
     }
 
 
+def reflow(markdown: str, width: int = 96) -> str:
+    """Rewraps the prose paragraphs and bullets of ``markdown`` to ``width`` once the numbers
+    are in (the template's lines are wrapped around the placeholders); headings, tables,
+    figures and blank lines stay as they are."""
+    out, block = [], []
+
+    def flush():
+        if block:
+            first = block[0]
+            bullet = first.startswith("- ")
+            text = " ".join(line.strip() for line in block)
+            wrapped = textwrap.fill(
+                text,
+                width=width,
+                subsequent_indent="  " if bullet else "",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out.append(wrapped)
+            block.clear()
+
+    for line in markdown.splitlines():
+        keep = not line.strip() or line.startswith(("#", "|", "![", "```"))
+        if keep or line.startswith("- "):
+            flush()
+        if keep:
+            out.append(line)
+        else:
+            block.append(line)
+    flush()
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     FIGURES.mkdir(parents=True, exist_ok=True)
     results = {name: ccsim.run(scenario(RATE, **kw)) for name, kw in VARIANTS.items()}
@@ -274,7 +311,7 @@ def main() -> None:
         life=acns_model.MEAN_LIFE_S,
         scenario=shown(SCENARIO),
     )
-    REPORT.write_text(text)
+    REPORT.write_text(reflow(text))
     print(main_table(rows))
     print(totals_table(rows))
     print(sensitivity_table(sens))
