@@ -360,10 +360,7 @@ impl LinkDir {
     /// Commands an ACNS router wrote here (zero for other disciplines).
     pub fn acns_written(&self) -> crate::queue::acns::Written {
         match &self.path {
-            Path::General(g) => match &g.queue {
-                crate::queue::Queue::Acns(a) => a.written,
-                _ => Default::default(),
-            },
+            Path::General(g) => g.queue.acns_written(),
             Path::Express(_) => Default::default(),
         }
     }

@@ -119,7 +119,7 @@ pub struct Acns {
     flows: Vec<Entry>,
     /// Live entries by the time they were first seen: the first is the oldest flow.
     by_age: BTreeSet<(SimTime, u32)>,
-    pub written: Written,
+    written: Written,
 }
 
 impl Acns {
@@ -173,7 +173,8 @@ impl Acns {
     }
 
     /// Flows in the table and not idle past the timeout at `now`.
-    pub fn live_flows(&self, now: SimTime) -> usize {
+    #[cfg(test)]
+    fn live_flows(&self, now: SimTime) -> usize {
         let live = |e: &&Entry| e.live && !self.expired(e, now);
         self.flows.iter().filter(live).count()
     }
@@ -216,6 +217,10 @@ impl QueueDiscipline for Acns {
 
     fn upcoming(&self) -> Option<PktId> {
         self.fifo.upcoming()
+    }
+
+    fn acns_written(&self) -> Written {
+        self.written
     }
 }
 

@@ -96,6 +96,10 @@ pub trait QueueDiscipline {
     fn avg_queue(&self) -> Option<f64> {
         None
     }
+    /// The commands the discipline wrote into packets, where it is an ACNS router.
+    fn acns_written(&self) -> acns::Written {
+        acns::Written::default()
+    }
     /// The packet the next dequeue will probably take, where the discipline knows it cheaply
     /// (a FIFO's head): a hint for prefetching, never a promise.
     fn upcoming(&self) -> Option<PktId> {
@@ -144,6 +148,9 @@ impl QueueDiscipline for Queue {
     }
     fn avg_queue(&self) -> Option<f64> {
         dispatch!(self, q => q.avg_queue())
+    }
+    fn acns_written(&self) -> acns::Written {
+        dispatch!(self, q => q.acns_written())
     }
     #[inline]
     fn upcoming(&self) -> Option<PktId> {

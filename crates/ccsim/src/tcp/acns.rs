@@ -181,7 +181,7 @@ pub struct AcnsSender {
     whole: u32,
     /// The next new segment that asks for a command.
     next_request: u64,
-    /// The segment whose answer is awaited.
+    /// The segment whose answer is awaited (asking once a window).
     pending: Opt<u64>,
     /// The last answer, in force until the next.
     holding: Command,
@@ -249,11 +249,6 @@ impl AcnsSender {
 }
 
 impl Sender {
-    /// Whether the connection uses ACNS (agreed, or configured on both ends).
-    pub fn acns_on(&self) -> bool {
-        self.ecn.acns
-    }
-
     /// What the ACNS sender did, if the connection uses ACNS.
     pub fn acns_stats(&self) -> Option<&AcnsStats> {
         self.acns
@@ -287,10 +282,14 @@ impl Sender {
         let Some(a) = self.acns.as_deref_mut() else {
             return;
         };
-        if a.c.request == Request::EveryPacket || seg >= a.next_request {
-            p.ip_spare = true;
-            a.pending = Opt::some(seg);
-            a.next_request = seg + (cwnd as u64).max(1);
+        match a.c.request {
+            Request::EveryPacket => p.ip_spare = true,
+            Request::Window if seg >= a.next_request => {
+                p.ip_spare = true;
+                a.pending = Opt::some(seg);
+                a.next_request = seg + (cwnd as u64).max(1);
+            }
+            Request::Window => {}
         }
     }
 
@@ -525,9 +524,8 @@ mod tests {
     #[test]
     fn receiver_negotiates_and_echoes_commands_once() {
         use crate::packet::{wire_seq, Ecn, Kind};
-        use crate::tcp::{Io, Receiver, ReceiverConfig};
+        use crate::tcp::{sent_by, Receiver, ReceiverConfig};
         use crate::time::SimTime;
-        use crate::trace::Recorder;
 
         let mut e = EcnEcho::new(true, true).with_acns(true, false);
         assert_eq!(e.on_syn(flags::SYN | flags::ECE | flags::CWR), flags::ECE);
@@ -562,14 +560,7 @@ mod tests {
             p.payload = 1000;
             p.ecn = ecn;
             p.ip_spare = true;
-            let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
-            let mut io = Io {
-                now: SimTime::from_millis(1),
-                out: &mut out,
-                rec: &mut rec,
-                scratch: &mut scratch,
-            };
-            r.on_data(&p, &mut io);
+            let out = sent_by(|io| r.on_data(&p, io));
             acks.push(
                 out.iter()
                     .map(|a| a.flags & !flags::ACK)
@@ -599,26 +590,16 @@ mod tests {
     /// the packets it sent.
     fn step(s: &mut Sender, ack: Option<(u64, u8)>) -> Vec<Packet> {
         use crate::packet::{wire_seq, Kind};
-        use crate::tcp::Io;
         use crate::time::SimTime;
-        use crate::trace::Recorder;
-        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
-        let mut io = Io {
-            now: SimTime::from_millis(1),
-            out: &mut out,
-            rec: &mut rec,
-            scratch: &mut scratch,
-        };
-        match ack {
-            None => s.start(&mut io),
+        crate::tcp::sent_by(|io| match ack {
+            None => s.start(io),
             Some((segs, fl)) => {
                 let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
                 a.ack = wire_seq(segs * 1448);
                 a.flags = flags::ACK | fl;
-                s.on_ack(&a, &mut io);
+                s.on_ack(&a, io);
             }
-        }
-        out
+        })
     }
 
     /// The sender: the last segment of each window asks; an answer holds until the next;
@@ -629,7 +610,7 @@ mod tests {
         use crate::packet::Ecn;
         let mut s = acns_sender(AcnsSpec::default());
         let mut sent = step(&mut s, None);
-        assert!(s.acns_on() && s.ecn.on);
+        assert!(s.ecn.acns && s.ecn.on);
         // IW 10: segments 0..9, ECT(0); only 9, the window's last, asks (I4).
         assert_eq!(sent.len(), 10);
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));

@@ -43,3 +43,17 @@ impl Io<'_> {
         self.out.push(p);
     }
 }
+
+/// Runs `f` with an `Io` at 1 ms of its own and returns the packets it sent (unit tests of the
+/// endpoints).
+#[cfg(test)]
+pub(crate) fn sent_by(f: impl FnOnce(&mut Io)) -> Vec<Packet> {
+    let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+    f(&mut Io {
+        now: SimTime::from_millis(1),
+        out: &mut out,
+        rec: &mut rec,
+        scratch: &mut scratch,
+    });
+    out
+}

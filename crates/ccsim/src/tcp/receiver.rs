@@ -264,7 +264,6 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::Recorder;
 
     const MSS: u64 = 1000;
 
@@ -289,14 +288,7 @@ mod tests {
         let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1052, SimTime::ZERO);
         p.seq = wire_seq(k * MSS);
         p.payload = MSS as u16;
-        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
-        let mut io = Io {
-            now: SimTime::from_millis(1),
-            out: &mut out,
-            rec: &mut rec,
-            scratch: &mut scratch,
-        };
-        r.on_data(&p, &mut io);
+        let out = crate::tcp::sent_by(|io| r.on_data(&p, io));
         let [ack] = &out[..] else {
             panic!("one ACK per segment, got {}", out.len())
         };

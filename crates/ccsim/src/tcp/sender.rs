@@ -197,8 +197,8 @@ impl Sender {
             p.clock_granularity,
             p.rto_floor,
         );
-        let asks_ecn = p.ecn || p.acns.is_some();
-        let ecn = EcnSender::new(asks_ecn && p.receiver_ecn && !p.handshake);
+        let params = SenderParams::of(p);
+        let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake);
         let acns = p.acns.as_ref().map(|s| {
             let c = s
                 .build()
@@ -209,7 +209,7 @@ impl Sender {
             flow,
             node,
             peer,
-            p: SenderParams::of(p),
+            p: params,
             st,
             cc,
             rtt,
