@@ -118,6 +118,27 @@ def test_finite_flow_over_a_chain():
     assert f["recovery"] == "sack"
 
 
+def test_onoff_background_beside_tcp():
+    # 2 Mb/s bursts of mean 50 ms every 250 ms on average: about 0.4 Mb/s beside a Reno flow.
+    s = ccsim.Scenario(
+        name="onoff",
+        duration=60,
+        topology=ccsim.Dumbbell(2, bottleneck=ccsim.Link("10Mbps", "10ms")),
+        flows=[
+            ccsim.TcpFlow("t", "s0", "d0"),
+            ccsim.OnOffFlow("bg", "s1", "d1", "2Mbps", on="50ms", off="200ms"),
+        ],
+    )
+    r = ccsim.run(s)
+    bg = r.flows.set_index("flow").loc["bg"]
+    assert bg["kind"] == "onoff" and bg["cc"] == ""
+    assert 0.3e6 < bg["throughput_bps"] < 0.5e6
+    assert r.flows.set_index("flow").loc["t", "goodput_bps"] > 8e6
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(s, overrides={"flows.bg.shape": 2})
+    assert e.value.path == "flows[1].shape"
+
+
 def test_errors_are_ccsim_errors():
     s = ccsim.default_scenario()
     s["flows"][1]["tcp"]["recovery"] = "vegas"

@@ -12,6 +12,7 @@ from ccsim import (
     Link,
     LinkOverride,
     LossList,
+    OnOffFlow,
     Outage,
     Scenario,
     ScenarioError,
@@ -101,6 +102,21 @@ def test_cbr_flow():
         "dst": "d1",
         "rate": "2Mbps",
         "packet_size": 1000,
+        "dscp": 0,
+    }
+
+
+def test_onoff_flow():
+    f = OnOffFlow("bg", "s1", "d1", "2Mbps", on="20ms", off="80ms", distribution="pareto")
+    assert f.to_dict() == {
+        "kind": "onoff",
+        "name": "bg",
+        "src": "s1",
+        "dst": "d1",
+        "rate": "2Mbps",
+        "on": "20ms",
+        "off": "80ms",
+        "distribution": "pareto",
         "dscp": 0,
     }
 

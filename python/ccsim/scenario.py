@@ -37,6 +37,7 @@ __all__ = [
     "Link",
     "LinkOverride",
     "LossList",
+    "OnOffFlow",
     "Outage",
     "Pie",
     "Red",
@@ -355,6 +356,28 @@ class CbrFlow(_Builder):
     dscp: int = 0
 
 
+@dataclass
+class OnOffFlow(_Builder):
+    """On-off UDP as ns-2's ``Exponential`` and ``Pareto`` traffic: bursts at ``rate`` of mean
+    duration ``on``, idle periods of mean ``off``; ``distribution`` is ``"exponential"`` (the
+    default) or ``"pareto"`` with ``shape`` (> 1, default 1.5); ``packet_size`` counts headers
+    (default 1000 bytes)."""
+
+    kind: ClassVar[str] = "onoff"
+    name: str
+    src: str
+    dst: str
+    rate: Quantity
+    on: Quantity
+    off: Quantity
+    distribution: str | None = None
+    shape: float | None = None
+    packet_size: Quantity | None = None
+    start: Quantity | None = None
+    stop: Quantity | None = None
+    dscp: int = 0
+
+
 # --- the scenario ----------------------------------------------------------------------------
 
 
@@ -376,7 +399,7 @@ class Scenario(_Builder):
     name: str
     duration: Quantity
     topology: Dumbbell | Chain | Explicit | dict
-    flows: Sequence[TcpFlow | CbrFlow | dict]
+    flows: Sequence[TcpFlow | CbrFlow | OnOffFlow | dict]
     seed: int = 1
     defaults: str = "linux"
     trace: Trace | dict | None = None

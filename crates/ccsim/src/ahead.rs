@@ -108,7 +108,7 @@ fn plan_ends(sim: &Simulation) -> Vec<End> {
                     &c.sender as *const _ as usize - base,
                     std::mem::size_of_val(&c.sender),
                 ),
-                FlowSlot::Cbr(_) => (0, std::mem::size_of::<FlowSlot>()),
+                FlowSlot::Udp(_) => (0, std::mem::size_of::<FlowSlot>()),
             }
         };
         for (k, &(_, last)) in p.iter().enumerate() {
@@ -289,7 +289,7 @@ mod tests {
                     assert_eq!(e.bytes as usize, std::mem::size_of_val(&c.sender));
                     assert_eq!(sim.links[e.reply as usize].from, info.src);
                 }
-                FlowSlot::Cbr(_) => assert_eq!((link.to, e.reply), (info.dst, NONE)),
+                FlowSlot::Udp(_) => assert_eq!((link.to, e.reply), (info.dst, NONE)),
             }
         }
         seen.sort();

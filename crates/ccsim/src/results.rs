@@ -108,7 +108,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
     let info = &sim.info[i];
     let completion = match &sim.flows[i] {
         FlowSlot::Tcp(t) => t.receiver.completed_at(),
-        FlowSlot::Cbr(_) => None,
+        FlowSlot::Udp(_) => None,
     };
     // The active period ends at completion, at the application's stop, or at the end.
     let end = completion.or(info.stop.get()).unwrap_or(now).min(now);
@@ -182,7 +182,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
             }
             t.receiver.bytes_arrived
         }
-        FlowSlot::Cbr(c) => {
+        FlowSlot::Udp(c) => {
             row.bytes_sent = c.bytes_sent;
             row.bytes_delivered = c.bytes_received;
             row.packets_sent = c.packets_sent;

@@ -7,7 +7,7 @@
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
 use crate::ahead::{worth_prefetching, End};
-use crate::app::Cbr;
+use crate::app::UdpSource;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
 use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
@@ -25,11 +25,11 @@ pub struct TcpConn {
 }
 
 // Inline, not boxed: an event for a flow then finds its state at an address known from the
-// index alone, which the simulation prefetches (`prefetch_upcoming`); CBR flows are few.
+// index alone, which the simulation prefetches (`prefetch_upcoming`); UDP flows are few.
 #[allow(clippy::large_enum_variant)]
 pub enum FlowSlot {
     Tcp(TcpConn),
-    Cbr(Cbr),
+    Udp(UdpSource),
 }
 
 /// What results report about a flow besides its counters.
@@ -263,7 +263,7 @@ impl Simulation {
                     c.sender.stop();
                 }
             }
-            Event::CbrSend(i) => self.on_cbr_send(i as usize),
+            Event::UdpSend(i) => self.on_udp_send(i as usize),
             Event::Sample => self.sample(),
             Event::Bin => self.bin(),
         }
@@ -603,7 +603,7 @@ impl Simulation {
         match (&mut self.flows[i], kind) {
             (FlowSlot::Tcp(c), Kind::TcpData) => c.receiver.on_data(pkt, &mut io),
             (FlowSlot::Tcp(c), Kind::TcpAck) => c.sender.on_ack(pkt, &mut io),
-            (FlowSlot::Cbr(c), Kind::Udp) => c.on_receive(pkt.payload.into()),
+            (FlowSlot::Udp(c), Kind::Udp) => c.on_receive(pkt.payload.into()),
             _ => unreachable!("packet kind does not match its flow"),
         }
         self.arena.free(p);
@@ -618,22 +618,22 @@ impl Simulation {
                 c.sender.start(io);
                 None
             }
-            FlowSlot::Cbr(c) => c.send(io),
+            FlowSlot::Udp(c) => c.send(io),
         });
         if let Some(t) = next {
-            self.events.schedule(t, Event::CbrSend(i as u32));
+            self.events.schedule(t, Event::UdpSend(i as u32));
         }
         self.flush(node);
         self.arm_timers(i);
     }
 
-    fn on_cbr_send(&mut self, i: usize) {
+    fn on_udp_send(&mut self, i: usize) {
         let next = self.with_flow(i, |slot, io| match slot {
-            FlowSlot::Cbr(c) => c.send(io),
+            FlowSlot::Udp(c) => c.send(io),
             FlowSlot::Tcp(_) => None,
         });
         if let Some(t) = next {
-            self.events.schedule(t, Event::CbrSend(i as u32));
+            self.events.schedule(t, Event::UdpSend(i as u32));
         }
         self.flush(self.info[i].src);
     }
@@ -654,7 +654,7 @@ impl Simulation {
         let due = match &mut self.flows[i] {
             FlowSlot::Tcp(c) if sender => c.sender.rto_timer.fired(now),
             FlowSlot::Tcp(c) => c.receiver.delack_timer.fired(now),
-            FlowSlot::Cbr(_) => false,
+            FlowSlot::Udp(_) => false,
         };
         if due {
             self.expire(i, sender);
@@ -771,7 +771,7 @@ impl Simulation {
     pub fn delivered_bytes(&self, i: usize) -> u64 {
         match &self.flows[i] {
             FlowSlot::Tcp(c) => c.receiver.rcv_nxt,
-            FlowSlot::Cbr(c) => c.bytes_received,
+            FlowSlot::Udp(c) => c.bytes_received,
         }
     }
 

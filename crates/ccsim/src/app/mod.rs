@@ -1,5 +1,7 @@
-//! Applications that are not TCP's own: constant-bit-rate UDP.
+//! Applications that are not TCP's own: UDP sources, at a constant bit rate or on and off.
 
-pub mod cbr;
+pub mod onoff;
+pub mod udp;
 
-pub use cbr::Cbr;
+pub use onoff::{OnOff, OnOffDist};
+pub use udp::UdpSource;

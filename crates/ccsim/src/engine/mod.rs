@@ -28,8 +28,8 @@ pub enum Event {
     Start(u32),
     /// A flow's application stops offering new data.
     Stop(u32),
-    /// A CBR source sends its next packet.
-    CbrSend(u32),
+    /// A UDP source (CBR or on-off) sends its next packet.
+    UdpSend(u32),
     /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
     Rto(u32),
     /// A TCP receiver's delayed-ACK timer.
@@ -60,7 +60,7 @@ impl Event {
             Event::Bin => (1, 0),
             Event::Start(i) => (2, i),
             Event::Stop(i) => (3, i),
-            Event::CbrSend(i) => (4, i),
+            Event::UdpSend(i) => (4, i),
             Event::Rto(i) => (5, i),
             Event::DelAck(i) => (6, i),
             Event::Arrive(i) => (7, i),
@@ -77,7 +77,7 @@ impl Event {
             1 => Event::Bin,
             2 => Event::Start(i),
             3 => Event::Stop(i),
-            4 => Event::CbrSend(i),
+            4 => Event::UdpSend(i),
             5 => Event::Rto(i),
             6 => Event::DelAck(i),
             _ => Event::Arrive(i),
@@ -235,7 +235,7 @@ mod tests {
             Event::Bin,
             Event::Start(7),
             Event::Stop(7),
-            Event::CbrSend(7),
+            Event::UdpSend(7),
             Event::Rto(7),
             Event::DelAck(7),
             Event::Arrive(7),

@@ -6,12 +6,13 @@ use std::collections::HashMap;
 
 use super::error::ScenarioError;
 use super::schema::*;
-use crate::app::Cbr;
+use crate::app::{OnOff, OnOffDist, UdpSource};
 use crate::names::Naming;
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
 use crate::queue::{DropTail, Queue};
+use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::cc::{Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
@@ -319,6 +320,65 @@ fn build_queue(
     }
 }
 
+/// The packet size of a UDP flow at `path` (default 1000 bytes), checked with its DSCP.
+fn udp_packet(path: &str, size: Option<super::units::Bytes>, dscp: u8) -> Result<u32> {
+    let size = size.map(|b| b.0).unwrap_or(1000);
+    if size <= crate::app::udp::UDP_HEADER as u64 || size > 65_535 {
+        return err(
+            format!("{path}.packet_size"),
+            format!("{size} bytes is outside 29..=65535 (IP + UDP headers are 28 bytes)"),
+        );
+    }
+    if dscp > 63 {
+        return err(format!("{path}.dscp"), "must be from 0 to 63");
+    }
+    Ok(size as u32)
+}
+
+/// What results report of a UDP flow besides its counters.
+fn udp_info(
+    kind: &'static str,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+) -> FlowInfo {
+    FlowInfo {
+        kind,
+        src,
+        dst,
+        start,
+        stop: OptTime::of(stop),
+        cc: "",
+        recovery: "",
+    }
+}
+
+/// The distribution of an on-off flow at `path`: a shape only for Pareto, and one above 1
+/// (ns-2 takes its default, 1.5, when none is given).
+fn onoff_dist(path: &str, o: &OnOffFlow) -> Result<OnOffDist> {
+    match (o.distribution, o.shape) {
+        (OnOffDistribution::Exponential, None) => Ok(OnOffDist::Exponential),
+        (OnOffDistribution::Exponential, Some(_)) => err(
+            format!("{path}.shape"),
+            "a shape applies only to distribution = \"pareto\"; the exponential has none",
+        ),
+        (OnOffDistribution::Pareto, shape) => {
+            let shape = shape.unwrap_or(1.5);
+            if !(shape.is_finite() && shape > 1.0) {
+                return err(
+                    format!("{path}.shape"),
+                    format!(
+                        "{shape} is not a finite number greater than 1 (a Pareto shape of 1 or \
+                         less has no finite mean)"
+                    ),
+                );
+            }
+            Ok(OnOffDist::Pareto { shape })
+        }
+    }
+}
+
 fn times(
     start: &Option<super::units::Duration>,
     stop: &Option<super::units::Duration>,
@@ -469,6 +529,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         let (src_name, dst_name) = match f {
             Flow::Tcp(t) => (&t.src, &t.dst),
             Flow::Cbr(c) => (&c.src, &c.dst),
+            Flow::OnOff(o) => (&o.src, &o.dst),
         };
         let lookup = |field: &str, n: &str| {
             net.index.get(n).copied().ok_or_else(|| {
@@ -554,36 +615,21 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
             }
             Flow::Cbr(c) => {
                 let (start, stop) = times(&c.start, &c.stop, &path, end)?;
-                let size = c.packet_size.map(|b| b.0).unwrap_or(1000);
-                if size <= crate::app::cbr::UDP_HEADER as u64 || size > 65_535 {
-                    return err(
-                        format!("{path}.packet_size"),
-                        format!(
-                            "{size} bytes is outside 29..=65535 (IP + UDP headers are 28 bytes)"
-                        ),
-                    );
-                }
-                if c.dscp > 63 {
-                    return err(format!("{path}.dscp"), "must be from 0 to 63");
-                }
-                info.push(FlowInfo {
-                    kind: "cbr",
-                    src,
-                    dst,
-                    start,
-                    stop: OptTime::of(stop),
-                    cc: "",
-                    recovery: "",
-                });
-                flows.push(FlowSlot::Cbr(Cbr::new(
-                    id,
-                    src,
-                    dst,
-                    c.rate.0,
-                    size as u32,
-                    stop.unwrap_or(end),
-                    c.dscp,
-                )));
+                let size = udp_packet(&path, c.packet_size, c.dscp)?;
+                info.push(udp_info("cbr", src, dst, start, stop));
+                let cbr = UdpSource::cbr(id, src, dst, c.rate.0, size, stop.unwrap_or(end));
+                flows.push(FlowSlot::Udp(cbr.with_dscp(c.dscp)));
+            }
+            Flow::OnOff(o) => {
+                let (start, stop) = times(&o.start, &o.stop, &path, end)?;
+                let size = udp_packet(&path, o.packet_size, o.dscp)?;
+                let dist = onoff_dist(&path, o)?;
+                info.push(udp_info("onoff", src, dst, start, stop));
+                let source = UdpSource::cbr(id, src, dst, o.rate.0, size, stop.unwrap_or(end));
+                // The flow's own stream (`rng.rs`): another flow never shifts its draws.
+                let rng = Rng::derive(sc.seed, &format!("app:{}", o.name));
+                let onoff = OnOff::new(dist, o.on.0, o.off.0, source.interval, rng);
+                flows.push(FlowSlot::Udp(source.with_dscp(o.dscp).with_onoff(onoff)));
             }
         }
     }

@@ -250,14 +250,17 @@ pub enum Flow {
     Tcp(Box<TcpFlow>),
     #[schemars(rename = "cbr")]
     Cbr(CbrFlow),
+    #[schemars(rename = "onoff")]
+    OnOff(OnOffFlow),
 }
-tagged_enum!(Flow, "flow kind", { "tcp" => Tcp, "cbr" => Cbr });
+tagged_enum!(Flow, "flow kind", { "tcp" => Tcp, "cbr" => Cbr, "onoff" => OnOff });
 
 impl Flow {
     pub fn name(&self) -> &str {
         match self {
             Flow::Tcp(f) => &f.name,
             Flow::Cbr(f) => &f.name,
+            Flow::OnOff(f) => &f.name,
         }
     }
 }
@@ -300,6 +303,48 @@ pub struct CbrFlow {
     /// DiffServ code point, 0–63.
     #[serde(default)]
     pub dscp: u8,
+}
+
+/// On-off UDP from `src` to `dst`, as ns-2's `Application/Traffic/Exponential` and `Pareto`:
+/// bursts of packets at `rate`, separated by idle periods (`app/onoff.rs`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffFlow {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    /// Sending rate within a burst.
+    pub rate: RateSpec,
+    /// Mean burst time (ns-2's `burst_time_`); 0 makes every burst one packet (Poisson-like).
+    pub on: Duration,
+    /// Mean idle time between bursts (ns-2's `idle_time_`).
+    pub off: Duration,
+    /// Distribution of burst lengths and idle times (default "exponential").
+    #[serde(default)]
+    pub distribution: OnOffDistribution,
+    /// Pareto shape, greater than 1 (default 1.5, ns-2's); only with "pareto".
+    #[serde(default)]
+    pub shape: Option<f64>,
+    /// Packet size on the wire, headers included (default 1000 bytes).
+    #[serde(default)]
+    pub packet_size: Option<Bytes>,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// DiffServ code point, 0–63.
+    #[serde(default)]
+    pub dscp: u8,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOffDistribution {
+    /// Exponential burst lengths and idle times (ns-2's `Exponential`).
+    #[default]
+    Exponential,
+    /// Pareto burst lengths and idle times of one shape (ns-2's `Pareto`).
+    Pareto,
 }
 
 /// TCP settings; every field left out takes the scenario profile's value.

@@ -1,18 +1,23 @@
-//! Constant-bit-rate UDP: fixed-size packets at fixed intervals from `start` to `stop`.
+//! A UDP source: fixed-size packets from `start` to `stop`, either at a constant bit rate or
+//! in on-off bursts at that rate (`onoff.rs`).
 
+use super::OnOff;
 use crate::packet::{Kind, Packet};
 use crate::tcp::Io;
 use crate::time::{Rate, SimTime};
 
-pub struct Cbr {
+pub struct UdpSource {
     pub flow: u32,
     node: u32,
     peer: u32,
     /// Bytes on the wire per packet (header included; 28 of them are IP + UDP).
     pub size: u32,
+    /// Time between packets at the source's rate (within a burst, for on-off).
     pub interval: SimTime,
     pub stop: SimTime,
     pub dscp: u8,
+    /// The bursts and idle periods of an on-off source; none for CBR.
+    pub onoff: Option<Box<OnOff>>,
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub packets_received: u64,
@@ -22,29 +27,35 @@ pub struct Cbr {
 /// IP (20) + UDP (8) header bytes.
 pub const UDP_HEADER: u32 = 28;
 
-impl Cbr {
-    pub fn new(
-        flow: u32,
-        node: u32,
-        peer: u32,
-        rate: Rate,
-        size: u32,
-        stop: SimTime,
-        dscp: u8,
-    ) -> Cbr {
-        Cbr {
+impl UdpSource {
+    /// A constant-bit-rate source: one `size`-byte packet every `size`·8/`rate` seconds.
+    pub fn cbr(flow: u32, node: u32, peer: u32, rate: Rate, size: u32, stop: SimTime) -> Self {
+        UdpSource {
             flow,
             node,
             peer,
             size,
             interval: rate.tx_time(size),
             stop,
-            dscp,
+            dscp: 0,
+            onoff: None,
             packets_sent: 0,
             bytes_sent: 0,
             packets_received: 0,
             bytes_received: 0,
         }
+    }
+
+    /// Marks its packets with DiffServ code point `dscp`.
+    pub fn with_dscp(mut self, dscp: u8) -> Self {
+        self.dscp = dscp;
+        self
+    }
+
+    /// Sends in bursts at its rate, separated by idle periods, as `onoff` draws them.
+    pub fn with_onoff(mut self, onoff: OnOff) -> Self {
+        self.onoff = Some(Box::new(onoff));
+        self
     }
 
     pub fn payload(&self) -> u32 {
@@ -66,7 +77,11 @@ impl Cbr {
         self.packets_sent += 1;
         self.bytes_sent += p.payload as u64;
         io.send(p);
-        let next = io.now + self.interval;
+        let gap = match &mut self.onoff {
+            None => self.interval,
+            Some(o) => o.next_gap(self.interval),
+        };
+        let next = io.now + gap;
         (next < self.stop).then_some(next)
     }
 

@@ -1,0 +1,170 @@
+//! On-off UDP sources end to end (ns-2's `Exponential` and `Pareto` traffic, `app/onoff.rs`):
+//! the long-run rate the burst and idle means give, Poisson-like traffic with `on = 0`, bursts
+//! that overflow a queue a constant-rate source of the same mean never fills, and each
+//! source's own random stream. Every run checks packet conservation and determinism.
+
+mod common;
+
+use ccsim::results::{Column, Results};
+use common::{dumbbell, run_deterministic};
+
+const FIFO: &str = r#"{"kind":"droptail","limit":100}"#;
+
+/// One on-off flow s0 → d0 (JSON members after `kind`, `name`, `src` and `dst`) plus `more`
+/// flows, on a 10 Mb/s, 10 ms dumbbell with `queue`, for `secs` seconds with seed `seed`.
+fn onoff(settings: &str, more: &str, queue: &str, secs: f64, seed: u64) -> Results {
+    let flows = format!(r#"{{"kind":"onoff","name":"bg","src":"s0","dst":"d0",{settings}}}{more}"#);
+    let json = dumbbell("linux", 2, "10Mbps", 10.0, queue, secs, &flows, "");
+    run_deterministic(&json.replace(r#""seed":1"#, &format!(r#""seed":{seed}"#)))
+}
+
+/// 2 Mb/s within a burst with 1000-byte packets: one packet every 4 ms. A mean on time of
+/// 20 ms is a mean burst of m = 5 packets; rounded as ns-2 rounds, at least one, the mean burst
+/// is e^(−1/(2m))/(1 − e^(−1/m)) + 1 − e^(−1/(2m)) = 0.9048374/0.1812692 + 0.0951626 =
+/// 5.0868390 packets. A cycle (a burst, then an idle period of mean 80 ms) lasts
+/// 5.0868390·4 ms + 80 ms = 100.347 ms on average: 50.692 packets per second, 15,208 in 300 s
+/// (405.5 kb/s against the 400 kb/s of 2 Mb/s·20/(20 + 80)).
+#[test]
+fn exponential_on_off_sends_at_the_rate_its_means_give() {
+    let r = onoff(
+        r#""rate":"2Mbps","on":"20ms","off":"80ms","packet_size":1000"#,
+        "",
+        FIFO,
+        300.0,
+        1,
+    );
+    let sent = r.flows.u64s("packets_sent")[0] as f64;
+    assert!((sent / 15_208.0 - 1.0).abs() < 0.05, "sent {sent}");
+    // Nothing is lost at a fifth of the bottleneck's rate; what is missing is in flight.
+    let delivered = r.flows.u64s("packets_delivered")[0] as f64;
+    assert!(
+        sent - delivered <= 2.0,
+        "sent {sent}, delivered {delivered}"
+    );
+    assert!(matches!(r.flows.get("kind"), Some(Column::Str(k)) if k == &["onoff"]));
+    // The same run with four other seeds averages closer still.
+    let mean = (2..6)
+        .map(|seed| {
+            let r = onoff(
+                r#""rate":"2Mbps","on":"20ms","off":"80ms","packet_size":1000"#,
+                "",
+                FIFO,
+                300.0,
+                seed,
+            );
+            r.flows.u64s("packets_sent")[0] as f64
+        })
+        .sum::<f64>()
+        / 4.0;
+    assert!((mean / 15_208.0 - 1.0).abs() < 0.025, "mean sent {mean}");
+}
+
+/// With `on = 0` every burst is one packet: packets are 4 ms plus an exponential idle time of
+/// mean 10 ms apart, 1/14 ms = 71.43 per second, 21,429 in 300 s.
+#[test]
+fn zero_on_time_is_one_packet_per_burst() {
+    let r = onoff(r#""rate":"2Mbps","on":0,"off":"10ms""#, "", FIFO, 300.0, 1);
+    let sent = r.flows.u64s("packets_sent")[0] as f64;
+    assert!((sent / 21_429.0 - 1.0).abs() < 0.03, "sent {sent}");
+}
+
+/// Bursts at twice the bottleneck's rate overflow a 20-packet queue, though the mean (about
+/// 2.1 Mb/s: 20 Mb/s for 50 ms of every 500) is a fifth of the link; a CBR source at that mean
+/// rate never finds the queue full. Pareto bursts of the same means overflow it too.
+#[test]
+fn bursts_overflow_a_queue_that_the_same_mean_rate_never_fills() {
+    let small = r#"{"kind":"droptail","limit":20}"#;
+    let bursts = r#""rate":"20Mbps","on":"50ms","off":"450ms""#;
+    let exp = onoff(bursts, "", small, 60.0, 1);
+    let sent = exp.flows.u64s("packets_sent")[0];
+    let dropped = exp.flows.u64s("packets_dropped")[0];
+    assert!(dropped > sent / 20, "sent {sent}, dropped {dropped}");
+    // Offered: every packet is 1000 bytes on the wire.
+    let mean_bps = sent as f64 * 8000.0 / 60.0;
+    assert!(mean_bps < 3e6, "mean {mean_bps} b/s");
+
+    let cbr = format!(
+        r#"[{{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":{mean_bps},
+        "packet_size":1000}}]"#
+    );
+    let json = dumbbell(
+        "linux",
+        2,
+        "10Mbps",
+        10.0,
+        small,
+        60.0,
+        &cbr[1..cbr.len() - 1],
+        "",
+    );
+    let c = run_deterministic(&json);
+    assert_eq!(c.flows.u64s("packets_dropped"), [0]);
+    let cbr_sent = c.flows.u64s("packets_sent")[0];
+    assert!(
+        cbr_sent.abs_diff(sent) <= 1,
+        "CBR {cbr_sent}, on-off {sent}"
+    );
+
+    let par = onoff(
+        &format!(r#"{bursts},"distribution":"pareto","shape":1.5"#),
+        "",
+        small,
+        60.0,
+        1,
+    );
+    assert!(par.flows.u64s("packets_dropped")[0] > 0);
+    assert_ne!(
+        par.flows.u64s("packets_sent"),
+        exp.flows.u64s("packets_sent")
+    );
+}
+
+/// Each source draws from its own stream (seed and flow name): another flow beside it does
+/// not move its packets, while another seed or another name does.
+#[test]
+fn each_source_has_its_own_random_stream() {
+    let settings = r#""rate":"2Mbps","on":"20ms","off":"80ms""#;
+    let alone = onoff(settings, "", FIFO, 30.0, 1);
+    let tcp = r#",{"kind":"tcp","name":"t","src":"s1","dst":"d1","start":1}"#;
+    let beside = onoff(settings, tcp, FIFO, 30.0, 1);
+    let sent = |r: &Results| r.flows.u64s("packets_sent")[0];
+    assert_eq!(sent(&alone), sent(&beside));
+    assert!(beside.flows.u64s("packets_delivered")[1] > 0);
+    assert_ne!(sent(&onoff(settings, "", FIFO, 30.0, 2)), sent(&alone));
+    let flows = format!(r#"{{"kind":"onoff","name":"other","src":"s0","dst":"d0",{settings}}}"#);
+    let json = dumbbell("linux", 2, "10Mbps", 10.0, FIFO, 30.0, &flows, "");
+    assert_ne!(sent(&run_deterministic(&json)), sent(&alone));
+}
+
+#[test]
+fn bad_settings_name_the_field() {
+    let err = |settings: &str| {
+        let flows = format!(r#"{{"kind":"onoff","name":"bg","src":"s0","dst":"d0",{settings}}}"#);
+        let json = dumbbell("linux", 1, "10Mbps", 10.0, FIFO, 1.0, &flows, "");
+        match ccsim::scenario::load(&json) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted {settings}"),
+        }
+    };
+    let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","shape":2"#);
+    assert_eq!(
+        e,
+        "flows[0].shape: a shape applies only to distribution = \"pareto\"; the exponential has none"
+    );
+    let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","distribution":"pareto","shape":1"#);
+    assert!(
+        e.starts_with("flows[0].shape: 1 is not a finite number greater than 1"),
+        "{e}"
+    );
+    let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","distribution":"weibull""#);
+    assert!(e.contains("distribution") && e.contains("pareto"), "{e}");
+    let e = err(r#""rate":"1Mbps","off":"1s""#);
+    assert!(e.contains("`on`"), "{e}");
+    let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","packet_size":20"#);
+    assert!(
+        e.starts_with("flows[0].packet_size: 20 bytes is outside"),
+        "{e}"
+    );
+    let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","dscp":64"#);
+    assert_eq!(e, "flows[0].dscp: must be from 0 to 63");
+}
