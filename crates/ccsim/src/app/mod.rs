@@ -3,5 +3,5 @@
 pub mod onoff;
 pub mod udp;
 
-pub use onoff::{OnOff, OnOffDist};
+pub use onoff::OnOff;
 pub use udp::UdpSource;

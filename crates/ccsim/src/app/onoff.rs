@@ -10,44 +10,20 @@
 //! burst then, so a run opens with one packet, an idle period, then the first drawn burst.
 //! Both draws come from the flow's own stream (`rng.rs`), the burst first, as ns-2 does.
 //!
-//! - Exponential: `X = −mean·ln(1 − U)`, U uniform on [0, 1).
-//! - Pareto with shape α > 1 (finite mean): `X = β / (1 − U)^(1/α)` with scale
-//!   `β = mean·(α − 1)/α`, so that `E[X] = β·α/(α − 1) = mean`.
+//! The draws are exponential or Pareto of a given mean (`dist.rs`).
 //!
 //! With `on = 0` every burst is one packet and the source is Poisson-like: packets `interval`
 //! plus an exponential idle time apart. The long-run rate is `E[N]·size·8 / (E[N]·interval +
 //! off)` for a mean burst of `E[N]` packets, about `rate·on/(on + off)`: slightly more, as
 //! rounding and the one-packet floor lengthen short bursts.
 
+use crate::dist::Dist;
 use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// The longest idle period drawn, seconds (about 32 years): a Pareto draw can exceed what a
 /// clock of 64-bit nanoseconds holds, and an idle period past the end of any run is the same.
 const MAX_IDLE_SECS: f64 = 1e9;
-
-/// The distribution of burst lengths and idle times.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OnOffDist {
-    Exponential,
-    /// Shape α > 1 (ns-2's `shape_`, 1.5 by default there).
-    Pareto {
-        shape: f64,
-    },
-}
-
-impl OnOffDist {
-    /// The draw for uniform `u` in [0, 1) from this distribution with mean `mean`.
-    pub fn value(self, mean: f64, u: f64) -> f64 {
-        match self {
-            OnOffDist::Exponential => -mean * (1.0 - u).ln(),
-            OnOffDist::Pareto { shape } => {
-                let scale = mean * (shape - 1.0) / shape;
-                scale / (1.0 - u).powf(1.0 / shape)
-            }
-        }
-    }
-}
 
 /// A burst's length in packets from a draw `x`: ns-2's `int(x + .5)`, at least one.
 pub fn burst_packets(x: f64) -> u64 {
@@ -56,7 +32,7 @@ pub fn burst_packets(x: f64) -> u64 {
 
 /// An on-off source's state: the packets left in the burst under way and its random stream.
 pub struct OnOff {
-    dist: OnOffDist,
+    dist: Dist,
     /// Mean packets per burst: the mean on time over the interval (ns-2's `burstlen_`).
     burst_mean: f64,
     /// Mean idle time, seconds.
@@ -69,7 +45,7 @@ pub struct OnOff {
 impl OnOff {
     /// A source with mean on time `on` and mean idle time `off`, sending at one packet per
     /// `interval` within a burst, drawing from `rng`.
-    pub fn new(dist: OnOffDist, on: SimTime, off: SimTime, interval: SimTime, rng: Rng) -> Self {
+    pub fn new(dist: Dist, on: SimTime, off: SimTime, interval: SimTime, rng: Rng) -> Self {
         OnOff {
             dist,
             burst_mean: on.as_secs_f64() / interval.as_secs_f64(),
@@ -104,21 +80,6 @@ mod tests {
     }
 
     #[test]
-    fn draws_match_the_inverse_distribution_functions_worked_by_hand() {
-        // Exponential, mean 2, u = 0.5: −2·ln(0.5) = 2·ln 2 = 1.3862944.
-        let e = OnOffDist::Exponential.value(2.0, 0.5);
-        assert!(close(e, 1.386_294_4, 1e-7), "{e}");
-        // u = 0 gives 0 (the smallest draw), not −0 or NaN.
-        assert_eq!(OnOffDist::Exponential.value(2.0, 0.0), 0.0);
-        // Pareto, mean 3, shape 1.5: scale 3·0.5/1.5 = 1; u = 0.75: 1/0.25^(1/1.5) = 4^(2/3)
-        // = 2.5198421.
-        let p = OnOffDist::Pareto { shape: 1.5 }.value(3.0, 0.75);
-        assert!(close(p, 2.519_842_1, 1e-7), "{p}");
-        // u = 0 gives the scale, the smallest Pareto value.
-        assert_eq!(OnOffDist::Pareto { shape: 1.5 }.value(3.0, 0.0), 1.0);
-    }
-
-    #[test]
     fn bursts_round_to_the_nearest_packet_and_never_to_zero() {
         assert_eq!(burst_packets(0.0), 1);
         assert_eq!(burst_packets(0.3), 1);
@@ -136,13 +97,7 @@ mod tests {
     fn gaps_are_the_interval_within_a_burst_and_add_an_idle_period_after_it() {
         let interval = SimTime::from_millis(4);
         let (on, off) = (SimTime::from_millis(10), SimTime::from_millis(100));
-        let mut s = OnOff::new(
-            OnOffDist::Exponential,
-            on,
-            off,
-            interval,
-            Rng::derive(3, "x"),
-        );
+        let mut s = OnOff::new(Dist::Exponential, on, off, interval, Rng::derive(3, "x"));
         let mut draws = Rng::derive(3, "x");
         for _ in 0..50 {
             // A burst of mean 10 ms / 4 ms = 2.5 packets, an idle period of mean 0.1 s.
@@ -163,13 +118,7 @@ mod tests {
     fn exponential_bursts_and_idle_times_have_their_means() {
         let interval = SimTime::from_millis(1);
         let (on, off) = (SimTime::from_millis(10), SimTime::from_millis(50));
-        let mut s = OnOff::new(
-            OnOffDist::Exponential,
-            on,
-            off,
-            interval,
-            Rng::derive(9, "e"),
-        );
+        let mut s = OnOff::new(Dist::Exponential, on, off, interval, Rng::derive(9, "e"));
         let (mut bursts, mut packets, mut idle) = (0u64, 0u64, 0.0);
         let mut gap = s.next_gap(interval); // the first packet's idle period
         while bursts < 200_000 {
@@ -192,26 +141,12 @@ mod tests {
         assert!(close(mean_idle, 0.05, 0.01), "{mean_idle}");
     }
 
-    /// Pareto draws have the distribution's median, β·2^(1/α): for mean 3 and shape 1.5,
-    /// 2^(2/3) = 1.5874011 (the mean itself converges too slowly to test with shape 1.5).
-    #[test]
-    fn pareto_draws_have_the_median_of_their_distribution() {
-        let mut r = Rng::derive(5, "p");
-        let d = OnOffDist::Pareto { shape: 1.5 };
-        let n = 100_000;
-        let below = (0..n)
-            .filter(|_| d.value(3.0, r.uniform()) < 1.587_401_1)
-            .count();
-        let frac = below as f64 / n as f64;
-        assert!((frac - 0.5).abs() < 0.01, "{frac}");
-    }
-
     #[test]
     fn an_idle_period_past_any_run_is_capped_not_overflowed() {
         // Shape just above 1 with a huge mean: draws far beyond 2^64 ns must not wrap.
         let interval = SimTime::from_millis(1);
         let mut s = OnOff::new(
-            OnOffDist::Pareto { shape: 1.000_001 },
+            Dist::Pareto { shape: 1.000_001 },
             SimTime::ZERO,
             SimTime::from_secs(1_000_000_000),
             interval,

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use super::error::ScenarioError;
 use super::schema::*;
-use crate::app::{OnOff, OnOffDist, UdpSource};
+use crate::app::{OnOff, UdpSource};
+use crate::dist::Dist;
 use crate::names::Naming;
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
@@ -356,25 +357,15 @@ fn udp_info(
 
 /// The distribution of an on-off flow at `path`: a shape only for Pareto, and one above 1
 /// (ns-2 takes its default, 1.5, when none is given).
-fn onoff_dist(path: &str, o: &OnOffFlow) -> Result<OnOffDist> {
+fn onoff_dist(path: &str, o: &OnOffFlow) -> Result<Dist> {
     match (o.distribution, o.shape) {
-        (OnOffDistribution::Exponential, None) => Ok(OnOffDist::Exponential),
+        (OnOffDistribution::Exponential, None) => Ok(Dist::Exponential),
         (OnOffDistribution::Exponential, Some(_)) => err(
             format!("{path}.shape"),
             "a shape applies only to distribution = \"pareto\"; the exponential has none",
         ),
         (OnOffDistribution::Pareto, shape) => {
-            let shape = shape.unwrap_or(1.5);
-            if !(shape.is_finite() && shape > 1.0) {
-                return err(
-                    format!("{path}.shape"),
-                    format!(
-                        "{shape} is not a finite number greater than 1 (a Pareto shape of 1 or \
-                         less has no finite mean)"
-                    ),
-                );
-            }
-            Ok(OnOffDist::Pareto { shape })
+            Dist::pareto(shape.unwrap_or(1.5)).or_else(|m| err(format!("{path}.shape"), m))
         }
     }
 }
