@@ -139,6 +139,28 @@ def test_onoff_background_beside_tcp():
     assert e.value.path == "flows[1].shape"
 
 
+def test_poisson_transfers_report_completion_times():
+    s = ccsim.Scenario(
+        name="web",
+        duration=30,
+        topology=ccsim.Dumbbell(1, bottleneck=ccsim.Link("10Mbps", "10ms")),
+        flows=[ccsim.TcpArrivals("web", "s0", "d0", 4, "50kB", stop=25, cc="cubic")],
+    )
+    r = ccsim.run(s)
+    assert list(r.flows["flow"][:2]) == ["web.0", "web.1"]
+    assert 60 < len(r.flows) < 140  # 4 per second for 25 s: 100
+    assert (r.flows["bytes_delivered"] == 50_000).all()
+    assert r.flows["completion_s"].between(0.05, 5).all()
+    # The summary gives the transfers one row, with their mean completion time.
+    assert r.transfer_groups() == ["web"] * len(r.flows)
+    lines = r.summary_table().splitlines()
+    assert len(lines) == 3 and lines[2].startswith(f"web.* ({len(r.flows)})  tcp_arrivals")
+    assert lines[2].split()[-1] == f"{r.flows['completion_s'].mean():.3f}"
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(s, overrides={"flows.web.tcp.cc": "nope"})
+    assert e.value.path.startswith("flows[0].tcp.cc")
+
+
 def test_errors_are_ccsim_errors():
     s = ccsim.default_scenario()
     s["flows"][1]["tcp"]["recovery"] = "vegas"

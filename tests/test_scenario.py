@@ -16,6 +16,7 @@ from ccsim import (
     Outage,
     Scenario,
     ScenarioError,
+    TcpArrivals,
     TcpFlow,
     Trace,
     default_scenario,
@@ -119,6 +120,22 @@ def test_onoff_flow():
         "distribution": "pareto",
         "dscp": 0,
     }
+
+
+def test_tcp_arrivals():
+    size = {"distribution": "pareto", "mean": "100kB", "shape": 1.2}
+    f = TcpArrivals("web", "s0", "d0", 5, size, stop=60, cc="cubic")
+    assert f.to_dict() == {
+        "kind": "tcp_arrivals",
+        "name": "web",
+        "src": "s0",
+        "dst": "d0",
+        "arrival_rate": 5,
+        "size": size,
+        "stop": 60,
+        "tcp": {"cc": "cubic"},
+    }
+    assert "tcp" not in TcpArrivals("web", "s0", "d0", 5, "10kB").to_dict()
 
 
 def test_dicts_mix_with_builders():

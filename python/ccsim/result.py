@@ -234,25 +234,38 @@ class Result:
 
     def summary_table(self) -> str:
         """A fixed-width per-flow table: goodput and throughput (Mb/s), retransmits,
-        timeouts, mean RTT (ms), completion time (s); ``-`` where a value does not apply."""
+        timeouts, mean RTT (ms), completion time (s); ``-`` where a value does not apply.
+        The transfers of a ``tcp_arrivals`` entry take one row, ``name.*``: how many, their
+        mean goodput, throughput and RTT, their retransmits and timeouts summed, and their
+        mean completion time."""
         header = [
             "flow", "kind", "goodput Mb/s", "thruput Mb/s",
             "retx", "timeouts", "RTT mean ms", "complete s",
         ]  # fmt: skip
-        rows = []
         f = self.flows
+        groups = self.transfer_groups()
+        rows, seen = [], set()
         for i in range(len(f)):
-            tcp = f["kind"].iat[i] == "tcp"
+            group = groups[i]
+            if group is not None and group in seen:
+                continue
+            if group is None:
+                sel, name, kind = f.iloc[[i]], str(f["flow"].iat[i]), str(f["kind"].iat[i])
+            else:
+                seen.add(group)
+                sel = f[[g == group for g in groups]]
+                name, kind = f"{group}.* ({len(sel)})", "tcp_arrivals"
+            tcp = kind != "cbr" and kind != "onoff"
             rows.append(
                 [
-                    str(f["flow"].iat[i]),
-                    str(f["kind"].iat[i]),
-                    _num(f["goodput_bps"].iat[i] / 1e6, 3),
-                    _num(f["throughput_bps"].iat[i] / 1e6, 3),
-                    str(int(f["retransmits"].iat[i])) if tcp else "-",
-                    str(int(f["timeouts"].iat[i])) if tcp else "-",
-                    _num(f["rtt_mean_s"].iat[i] * 1e3, 1),
-                    _num(f["completion_s"].iat[i], 3),
+                    name,
+                    kind,
+                    _num(sel["goodput_bps"].mean() / 1e6, 3),
+                    _num(sel["throughput_bps"].mean() / 1e6, 3),
+                    str(int(sel["retransmits"].sum())) if tcp else "-",
+                    str(int(sel["timeouts"].sum())) if tcp else "-",
+                    _num(sel["rtt_mean_s"].mean() * 1e3, 1),
+                    _num(sel["completion_s"].mean(), 3),
                 ]
             )
         widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
@@ -265,6 +278,20 @@ class Result:
             lines.append("  ".join(cells).rstrip())
         lines.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(lines)
+
+    def transfer_groups(self) -> list[str | None]:
+        """Per row of ``flows``: the ``tcp_arrivals`` entry whose transfer it is (its flows are
+        named ``name.0``, ``name.1``, ...), or ``None``."""
+        entries = {
+            f["name"]
+            for f in self.scenario.get("flows", [])
+            if isinstance(f, dict) and f.get("kind") == "tcp_arrivals"
+        }
+        out: list[str | None] = []
+        for name in self.flows["flow"].astype(str):
+            prefix, dot, number = name.rpartition(".")
+            out.append(prefix if dot and number.isdigit() and prefix in entries else None)
+        return out
 
     def __repr__(self) -> str:
         return (

@@ -42,6 +42,7 @@ __all__ = [
     "Pie",
     "Red",
     "Scenario",
+    "TcpArrivals",
     "TcpFlow",
     "Trace",
     "default_scenario",
@@ -341,6 +342,47 @@ class TcpFlow(_Builder):
         return out
 
 
+@dataclass(init=False)
+class TcpArrivals(_Builder):
+    """Finite TCP transfers arriving as a Poisson process of ``arrival_rate`` per second from
+    ``start`` until ``stop``, becoming flows ``name.0``, ``name.1``, ... in arrival order.
+    ``size`` is a size (``"100kB"``) or a table such as ``{"distribution": "pareto", "mean":
+    "100kB", "shape": 1.2, "max": "10MB"}``; keyword TCP settings go to the ``tcp`` table as
+    for :class:`TcpFlow`."""
+
+    kind: ClassVar[str] = "tcp_arrivals"
+    name: str
+    src: str
+    dst: str
+    arrival_rate: float
+    size: Quantity | dict[str, Any]
+    start: Quantity | None
+    stop: Quantity | None
+    tcp: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        name: str,
+        src: str,
+        dst: str,
+        arrival_rate: float,
+        size: Quantity | dict[str, Any],
+        start: Quantity | None = None,
+        stop: Quantity | None = None,
+        **tcp_settings: Any,
+    ):
+        self.name, self.src, self.dst = name, src, dst
+        self.arrival_rate, self.size = arrival_rate, size
+        self.start, self.stop = start, stop
+        self.tcp = {k: v for k, v in tcp_settings.items() if v is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not self.tcp:
+            del out["tcp"]
+        return out
+
+
 @dataclass
 class CbrFlow(_Builder):
     """Constant-bit-rate UDP; ``packet_size`` counts headers (default 1000 bytes)."""
@@ -399,7 +441,7 @@ class Scenario(_Builder):
     name: str
     duration: Quantity
     topology: Dumbbell | Chain | Explicit | dict
-    flows: Sequence[TcpFlow | CbrFlow | OnOffFlow | dict]
+    flows: Sequence[TcpFlow | TcpArrivals | CbrFlow | OnOffFlow | dict]
     seed: int = 1
     defaults: str = "linux"
     trace: Trace | dict | None = None

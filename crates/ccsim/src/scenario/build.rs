@@ -370,7 +370,7 @@ fn onoff_dist(path: &str, o: &OnOffFlow) -> Result<Dist> {
     }
 }
 
-fn times(
+pub(super) fn times(
     start: &Option<super::units::Duration>,
     stop: &Option<super::units::Duration>,
     path: &str,
@@ -501,26 +501,30 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     }
     let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
 
-    let mut flows = Vec::with_capacity(sc.flows.len());
-    let mut info = Vec::with_capacity(sc.flows.len());
-    let mut names: HashMap<&str, usize> = HashMap::new();
+    // Each `tcp_arrivals` entry becomes its transfers (`arrivals.rs`), each flow keeping the
+    // path of the entry it came from.
+    let planned = super::arrivals::plan(&sc.flows, sc.seed, end)?;
+    let mut flows = Vec::with_capacity(planned.len());
+    let mut info = Vec::with_capacity(planned.len());
+    let mut names: HashMap<&str, &str> = HashMap::new();
     let mut last_cc: Option<(CcSpec, Cc)> = None;
-    for (i, f) in sc.flows.iter().enumerate() {
-        let path = format!("flows[{i}]");
+    for (i, (path, f)) in planned.iter().enumerate() {
+        let (path, f) = (path.as_str(), f.as_ref());
         let name = f.name();
         if name.is_empty() {
             return err(format!("{path}.name"), "flow names must not be empty");
         }
-        if let Some(j) = names.insert(name, i) {
+        if let Some(other) = names.insert(name, path) {
             return err(
                 format!("{path}.name"),
-                format!("duplicate flow name \"{name}\" (also flows[{j}])"),
+                format!("duplicate flow name \"{name}\" (also {other})"),
             );
         }
         let (src_name, dst_name) = match f {
             Flow::Tcp(t) => (&t.src, &t.dst),
             Flow::Cbr(c) => (&c.src, &c.dst),
             Flow::OnOff(o) => (&o.src, &o.dst),
+            Flow::TcpArrivals(_) => unreachable!("replaced by its transfers (`plan`)"),
         };
         let lookup = |field: &str, n: &str| {
             net.index.get(n).copied().ok_or_else(|| {
@@ -555,7 +559,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         let id = i as u32;
         match f {
             Flow::Tcp(t) => {
-                let (start, stop) = times(&t.start, &t.stop, &path, end)?;
+                let (start, stop) = times(&t.start, &t.stop, path, end)?;
                 let p = sc.defaults.resolve_tcp(&t.tcp);
                 check_tcp(&p, &format!("{path}.tcp"))?;
                 // Flows of one configuration in a row (the usual case) share its built form:
@@ -605,16 +609,16 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 flows.push(FlowSlot::Tcp(TcpConn { sender, receiver }));
             }
             Flow::Cbr(c) => {
-                let (start, stop) = times(&c.start, &c.stop, &path, end)?;
-                let size = udp_packet(&path, c.packet_size, c.dscp)?;
+                let (start, stop) = times(&c.start, &c.stop, path, end)?;
+                let size = udp_packet(path, c.packet_size, c.dscp)?;
                 info.push(udp_info("cbr", src, dst, start, stop));
                 let cbr = UdpSource::cbr(id, src, dst, c.rate.0, size, stop.unwrap_or(end));
                 flows.push(FlowSlot::Udp(cbr.with_dscp(c.dscp)));
             }
             Flow::OnOff(o) => {
-                let (start, stop) = times(&o.start, &o.stop, &path, end)?;
-                let size = udp_packet(&path, o.packet_size, o.dscp)?;
-                let dist = onoff_dist(&path, o)?;
+                let (start, stop) = times(&o.start, &o.stop, path, end)?;
+                let size = udp_packet(path, o.packet_size, o.dscp)?;
+                let dist = onoff_dist(path, o)?;
                 info.push(udp_info("onoff", src, dst, start, stop));
                 let source = UdpSource::cbr(id, src, dst, o.rate.0, size, stop.unwrap_or(end));
                 // The flow's own stream (`rng.rs`): another flow never shifts its draws.
@@ -622,6 +626,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let onoff = OnOff::new(dist, o.on.0, o.off.0, source.interval, rng);
                 flows.push(FlowSlot::Udp(source.with_dscp(o.dscp).with_onoff(onoff)));
             }
+            Flow::TcpArrivals(_) => unreachable!("replaced by its transfers (`plan`)"),
         }
     }
 
@@ -642,7 +647,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let names = Naming {
         nodes: net.nodes.iter().collect(),
         links: net.links.iter().map(|l| &l.name).collect(),
-        flows: sc.flows.iter().map(|f| f.name()).collect(),
+        flows: planned.iter().map(|(_, f)| f.name()).collect(),
     };
     Ok(Simulation::new(
         sc.name.clone(),

@@ -2,6 +2,7 @@
 //! and building.
 
 pub mod aqm;
+pub mod arrivals;
 pub mod build;
 pub mod error;
 pub mod profiles;

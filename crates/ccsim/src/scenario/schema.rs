@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use super::aqm::{AcnsQueueSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
+use super::arrivals::TcpArrivals;
 use super::error::tagged_enum;
 use super::units::{Bytes, Duration, RateSpec};
 use crate::tcp::cc::CcSpec;
@@ -252,8 +253,12 @@ pub enum Flow {
     Cbr(CbrFlow),
     #[schemars(rename = "onoff")]
     OnOff(OnOffFlow),
+    #[schemars(rename = "tcp_arrivals")]
+    TcpArrivals(Box<TcpArrivals>),
 }
-tagged_enum!(Flow, "flow kind", { "tcp" => Tcp, "cbr" => Cbr, "onoff" => OnOff });
+tagged_enum!(Flow, "flow kind", {
+    "tcp" => Tcp, "cbr" => Cbr, "onoff" => OnOff, "tcp_arrivals" => TcpArrivals
+});
 
 impl Flow {
     pub fn name(&self) -> &str {
@@ -261,6 +266,7 @@ impl Flow {
             Flow::Tcp(f) => &f.name,
             Flow::Cbr(f) => &f.name,
             Flow::OnOff(f) => &f.name,
+            Flow::TcpArrivals(f) => &f.name,
         }
     }
 }
