@@ -55,6 +55,20 @@ def test_run_file_quiet_prints_only_the_directory(small, tmp_path, capsys):
     assert json.loads((out / "meta.json").read_text())["seed"] == 5
 
 
+def test_figure_format(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "svg"
+    args = ["run", "-o", str(out), "-q", "--set", "duration=2", "--figure-format", "svg"]
+    assert main(args) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"cwnd.svg", "throughput.svg", "queue.svg"} <= names
+    assert not any(n.endswith(".png") for n in names)
+    assert (out / "cwnd.svg").read_text().lstrip().startswith("<?xml")
+    with pytest.raises(SystemExit) as e:
+        main(["run", "--figure-format", "gif"])
+    assert e.value.code == 2
+    assert "invalid choice: 'gif'" in capsys.readouterr().err
+
+
 def test_validate_ok(small, capsys):
     assert main(["validate", str(small)]) == 0
     assert capsys.readouterr().out.strip() == "ok: small"

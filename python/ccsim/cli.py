@@ -15,6 +15,7 @@ from . import _native
 from .cli_sweep import add_sweep_parser
 from .errors import ScenarioError
 from .overrides import parse_value
+from .plot import FIGURE_FORMATS
 from .runner import run, validate
 from .scenario import default_scenario, load
 
@@ -61,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _scenario_from(args.file), seed=args.seed, overrides=overrides, progress=not args.quiet
     )
     out = Path(args.output) if args.output else _results_dir(result.name)
-    result.save(out, figures=not args.no_figures)
+    result.save(out, figures=not args.no_figures, fmt=args.figure_format)
     if args.quiet:
         print(out)
         return 0
@@ -113,7 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", metavar="DIR", help="results directory")
     scenario_options(r)
     r.add_argument("-q", "--quiet", action="store_true", help="print only the results directory")
-    r.add_argument("--no-figures", action="store_true", help="do not draw PNG figures")
+    r.add_argument("--no-figures", action="store_true", help="do not draw figures")
+    r.add_argument(
+        "--figure-format",
+        choices=FIGURE_FORMATS,
+        default="png",
+        help="file format of the figures (default png)",
+    )
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario without running it")

@@ -46,6 +46,8 @@ _STEPPED = {
 # queues that ever held something, busiest first, at most this many.
 MAX_QUEUES = 8
 FIGURES = ("cwnd", "throughput", "queue")
+# The formats matplotlib writes without extra packages.
+FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
 def _default_selection(name: str, frame, key: str) -> list:
@@ -130,7 +132,9 @@ def save_figures(
     dpi: int = 120,
 ) -> list[Path]:
     """Writes ``<name>.<fmt>`` for each series in ``names`` that was recorded; returns the
-    paths written."""
+    paths written. ``fmt``: one of ``FIGURE_FORMATS``."""
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"figure format {fmt!r}: expected one of {', '.join(FIGURE_FORMATS)}")
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written = []

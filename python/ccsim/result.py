@@ -191,10 +191,13 @@ class Result:
 
     # --- persistence -----------------------------------------------------------------------
 
-    def save(self, directory: str | os.PathLike, figures: bool = True) -> list[Path]:
+    def save(
+        self, directory: str | os.PathLike, figures: bool = True, fmt: str = "png"
+    ) -> list[Path]:
         """Writes ``flows.parquet``, ``queues.parquet``, ``trace_<name>.parquet`` per series,
-        ``meta.json``, ``scenario.json`` and (``figures=True``) PNG figures of cwnd, throughput
-        and queue length when recorded. Returns the paths written."""
+        ``meta.json``, ``scenario.json`` and (``figures=True``) figures of cwnd, throughput
+        and queue length when recorded, as ``fmt`` (``png``, ``svg`` or ``pdf``). Returns the
+        paths written."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "flows.parquet", out / "queues.parquet"]
@@ -211,7 +214,7 @@ class Result:
         if figures:
             from .plot import save_figures
 
-            written += save_figures(self, out)
+            written += save_figures(self, out, fmt=fmt)
         return written
 
     @classmethod
