@@ -3,8 +3,9 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
-from ccsim import Result, jain_index, jain_over_time, utilisation
+from ccsim import Result, completion_times, jain_index, jain_over_time, utilisation
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,52 @@ def test_jain_over_time_selected_flows_and_window(result):
     assert w.loc[5.0] == pytest.approx(1.0)
     with pytest.raises(KeyError, match="tcp9"):
         jain_over_time(result, flows=["tcp9"])
+
+
+def _transfers() -> Result:
+    nan = math.nan
+    flows = pd.DataFrame(
+        {
+            "flow": ["bulk", "web.0", "web.1", "web.2", "web.3", "web.4", "dl.0"],
+            "kind": ["tcp"] * 7,
+            "completion_s": [nan, 0.1, 0.2, 0.3, nan, 0.5, 2.0],
+            "bytes_delivered": [9e9, 1000, 5000, 200_000, 300, 1_000_000, 50],
+        }
+    )
+    scenario = {
+        "flows": [
+            {"kind": "tcp", "name": "bulk"},
+            {"kind": "tcp_arrivals", "name": "web"},
+            {"kind": "tcp_arrivals", "name": "dl"},
+        ]
+    }
+    return Result({"name": "t"}, scenario, flows, pd.DataFrame(), {})
+
+
+def test_completion_times_per_entry_worked_by_hand():
+    t = completion_times(_transfers()).set_index("group")
+    assert list(t.index) == ["dl", "web"]
+    web = t.loc["web"]
+    assert (web["transfers"], web["completed"]) == (5, 4)
+    assert web["mean_s"] == pytest.approx(0.275)  # (0.1 + 0.2 + 0.3 + 0.5) / 4
+    assert web["p50_s"] == pytest.approx(0.25)  # halfway between 0.2 and 0.3
+    assert web["p99_s"] == pytest.approx(0.494)  # 0.3 + 0.97·(0.5 − 0.3)
+    assert web["max_s"] == 0.5
+    assert t.loc["dl", "mean_s"] == 2.0
+
+
+def test_completion_times_by_size():
+    t = completion_times(_transfers(), "web", size_bins=[0, 10e3, 2e6], quantiles=[0.5])
+    assert list(t["size"]) == ["[0, 10000)", "[10000, 2e+06)"]
+    assert list(t["completed"]) == [2, 2]
+    assert list(t["mean_s"]) == pytest.approx([0.15, 0.4])
+    assert list(t.columns) == ["group", "size", "completed", "mean_s", "p50_s", "max_s"]
+
+
+def test_completion_times_rejects():
+    with pytest.raises(KeyError, match=r"entries: dl, web"):
+        completion_times(_transfers(), "bulk")
+    with pytest.raises(ValueError, match="increasing"):
+        completion_times(_transfers(), size_bins=[10, 5])
+    with pytest.raises(ValueError, match="outside 0..1"):
+        completion_times(_transfers(), quantiles=[99])

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import ScenarioError, SweepError, SweepFailed
-from .metrics import jain_index, jain_over_time, utilisation
+from .metrics import completion_times, jain_index, jain_over_time, utilisation
 from .overrides import parse_value, set_path
 from .result import Result, SeriesNotRecorded
 from .runner import run, validate
@@ -109,6 +109,7 @@ __all__ = [
     "__version__",
     "aggregate",
     "default_scenario",
+    "completion_times",
     "jain_index",
     "jain_over_time",
     "load",

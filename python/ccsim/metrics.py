@@ -1,4 +1,4 @@
-"""Derived measures: fairness and link utilisation."""
+"""Derived measures: fairness, link utilisation and transfer completion times."""
 
 from __future__ import annotations
 
@@ -92,3 +92,56 @@ def jain_over_time(
     with np.errstate(invalid="ignore", divide="ignore"):
         jain = np.where((n > 0) & (s2 > 0), s1 * s1 / (n * s2), np.nan)
     return pd.Series(jain, index=pd.Index(wide.index, name="time_s"), name="jain")
+
+
+def completion_times(
+    result: Result,
+    group: str | None = None,
+    size_bins: Sequence[float] | None = None,
+    quantiles: Sequence[float] = (0.5, 0.99),
+) -> pd.DataFrame:
+    """Completion-time statistics of the transfers of ``tcp_arrivals`` entries, one row per
+    entry (``group``: just that one), seconds.
+
+    Columns: ``transfers`` (started), ``completed``, ``mean_s``, ``p50_s``, ``p99_s`` (one
+    per quantile asked for) and ``max_s`` over the completed ones. With ``size_bins`` (byte
+    edges, e.g. ``[0, 100e3, 1e6, float("inf")]``) there is a row per entry and size range,
+    ``[low, high)``, over the completed transfers of that size (a completed transfer's size is
+    the bytes it delivered; an unfinished one's is not known, so it counts in ``transfers``
+    only, without bins).
+    """
+    groups = result.transfer_groups()
+    names = sorted({g for g in groups if g is not None})
+    if group is not None:
+        if group not in names:
+            known = ", ".join(names) or "none"
+            raise KeyError(f"no tcp_arrivals entry named {group!r} (entries: {known})")
+        names = [group]
+    for q in quantiles:
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"quantile {q} is outside 0..1")
+    f = result.flows.assign(_group=groups)
+    rows = []
+    for name in names:
+        sel = f[f["_group"] == name]
+        done = sel[np.isfinite(sel["completion_s"].to_numpy(dtype=float))]
+        if size_bins is None:
+            rows.append({"group": name, "transfers": len(sel), **_stats(done, quantiles)})
+            continue
+        edges = list(size_bins)
+        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise ValueError("size_bins must be at least two increasing byte edges")
+        size = done["bytes_delivered"].to_numpy(dtype=float)
+        for lo, hi in zip(edges, edges[1:]):
+            part = done[(size >= lo) & (size < hi)]
+            rows.append({"group": name, "size": f"[{lo:g}, {hi:g})", **_stats(part, quantiles)})
+    return pd.DataFrame(rows)
+
+
+def _stats(done: pd.DataFrame, quantiles: Sequence[float]) -> dict:
+    t = done["completion_s"].to_numpy(dtype=float)
+    out: dict = {"completed": len(t), "mean_s": float(t.mean()) if len(t) else math.nan}
+    for q in quantiles:
+        out[f"p{q * 100:g}_s"] = float(np.quantile(t, q)) if len(t) else math.nan
+    out["max_s"] = float(t.max()) if len(t) else math.nan
+    return out
