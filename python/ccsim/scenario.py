@@ -175,7 +175,10 @@ class Xcp(_Builder):
     """The XCP router (Katabi et al. 2002): a FIFO of ``limit`` packets whose departing XCP
     packets get the controllers' feedback (``alpha`` 0.4, ``beta`` 0.226, ``gamma`` 0.1). Flows
     take part with ``cc="xcp"``. ``congestion_threshold`` (packets) turns on Sheela & Raja's
-    congestion bit for senders with ``cc={"kind": "xcp", "window_adjustment": True}``."""
+    congestion bit for senders with ``cc={"kind": "xcp", "window_adjustment": True}``.
+    ``virtual_queues=True`` is ns-2.35's ``Queue/XCP`` (XCP, TCP and other traffic in queues
+    served in turn) and ``xcp_share`` the share of the capacity the controllers allocate (0.5
+    is ns-2's ``tcp_xcp_on_``)."""
 
     kind: ClassVar[str] = "xcp"
     limit: int | None = None
@@ -186,6 +189,8 @@ class Xcp(_Builder):
     min_interval: Quantity | None = None
     queue_window: float | None = None
     congestion_threshold: int | None = None
+    virtual_queues: bool | None = None
+    xcp_share: float | None = None
 
 
 @dataclass

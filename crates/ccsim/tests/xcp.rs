@@ -168,6 +168,46 @@ fn xcp_parameters_are_checked() {
     assert!(e.contains("low_factor") && e.contains("(0, 1)"), "{e}");
     let e = bad(r#"{"kind":"xcp","gain":1}"#, r#""xcp""#);
     assert!(e.contains("gain"), "{e}");
+    let e = bad(r#"{"kind":"xcp","xcp_share":0}"#, r#""xcp""#);
+    assert!(e.contains("queue.xcp_share"), "{e}");
+    let e = bad(r#"{"kind":"xcp","virtual_queues":"yes"}"#, r#""xcp""#);
+    assert!(e.contains("queue.virtual_queues"), "{e}");
+}
+
+/// An XCP flow and a CUBIC flow (from 5 s) through one XCP router, 60 s on 10 Mb/s, 20 ms.
+fn xcp_beside_cubic(queue: &str) -> Results {
+    let flows = r#"{"kind":"tcp","name":"x","src":"s0","dst":"d0","tcp":{"cc":"xcp"}},
+        {"kind":"tcp","name":"t","src":"s1","dst":"d1","start":5,"tcp":{"cc":"cubic"}}"#;
+    run_with(2, "10Mbps", 20.0, queue, flows, 60.0)
+}
+
+/// XCP beside TCP (spec §11.3). In one FIFO the controllers count CUBIC's traffic as input and
+/// its standing queue as persistent, so they hold the XCP flow back while CUBIC fills the
+/// buffer: CUBIC takes nearly all. ns-2's virtual queues serve the two a packet a turn, but
+/// controllers that still allocate the whole capacity promise XCP twice what its turns carry,
+/// and its queue overflows. With the controllers on half the capacity (ns-2's `tcp_xcp_on_`)
+/// the two share the link and XCP loses nothing.
+#[test]
+fn xcp_shares_a_link_with_tcp_only_in_its_own_queue_on_its_own_share() {
+    let fifo = xcp_beside_cubic(r#"{"kind":"xcp","limit":100}"#);
+    let g = fifo.flows.f64s("goodput_bps");
+    assert!(g[0] < 0.2 * g[1], "one FIFO: goodputs {g:?}");
+
+    let vq = xcp_beside_cubic(r#"{"kind":"xcp","limit":100,"virtual_queues":true}"#);
+    let xcp_drops = vq.flows.u64s("packets_dropped")[0];
+    assert!(
+        xcp_drops > 100,
+        "XCP on the whole capacity: {xcp_drops} drops"
+    );
+
+    let shared = r#"{"kind":"xcp","limit":100,"virtual_queues":true,"xcp_share":0.5}"#;
+    let half = xcp_beside_cubic(shared);
+    let g = half.flows.f64s("goodput_bps");
+    assert!(g.iter().all(|&x| x > 4e6), "goodputs {g:?}");
+    assert!(g[0] + g[1] > 9e6, "goodputs {g:?}");
+    assert_eq!(half.flows.u64s("packets_dropped")[0], 0);
+    // The TCP queue is RED: it drops early.
+    assert!(half.queues.u64s("drops_early")[0] > 0);
 }
 
 /// Every link an XCP router, the sender's first hop included (same rate as the bottleneck, so

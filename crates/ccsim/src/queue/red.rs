@@ -409,6 +409,9 @@ impl QueueDiscipline for Red {
     fn avg_queue(&self) -> Option<f64> {
         Some(self.gate.avg_packets())
     }
+    fn upcoming(&self) -> Option<PktId> {
+        self.fifo.front().copied()
+    }
 }
 
 #[cfg(test)]

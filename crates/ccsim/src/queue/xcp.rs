@@ -28,11 +28,23 @@
 //! propagation delay as the paper says (`queue_window = 0.5` gives the ns-2 codes' half).
 //! Traffic without an XCP header (UDP, TCP) shares the FIFO and counts in the input rate.
 //!
+//! With `virtual_queues`, the router is ns-2.35's `Queue/XCP` (`xcp/xcp.cc`, spec §11.3):
+//! XCP packets (data and the ACKs that echo a header), other TCP packets and everything else
+//! wait in three queues of `limit` packets each — the XCP one a FIFO under the controllers,
+//! the other two RED with ns-2's defaults — and the link takes a packet from each non-empty
+//! queue in turn (ns-2's weighted round robin, whose weights of 0.5 and 0 are below one packet
+//! and so give each queue a packet a turn). The controllers see only the XCP queue: its
+//! arrivals are the input traffic and its backlog the queue. They allocate `xcp_share` of the
+//! capacity: ns-2 gives them all of it unless `tcp_xcp_on_` is set, which halves it, and without
+//! that XCP flows sharing the link with TCP are promised a rate the round robin does not give
+//! them (spec §11.3's pitfall).
+//!
 //! The two timers run lazily: each enqueue and dequeue first replays the control and queue
 //! timers due by then, in time order, with the state as it was at each (nothing changes between
 //! packets). A long idle gap reaches a fixed point within a few intervals, and the rest is skipped.
 
 use super::droptail::DropTail;
+use super::red::Red;
 use super::{QueueCtx, QueueDiscipline, Verdict};
 use crate::packet::{Kind, Packet, PktId, XcpHeader};
 use crate::time::SimTime;
@@ -64,6 +76,20 @@ pub struct XcpParams {
     /// Sheela & Raja's congestion bit: set on departing XCP packets while the last interval's
     /// input rate reached the capacity or this many packets wait (`Q_th`); `None` is plain XCP.
     pub congestion_threshold: Option<u32>,
+}
+
+/// ns-2's virtual queues for the traffic that is not XCP's (module notes).
+pub struct Others {
+    pub tcp: Red,
+    pub other: Red,
+}
+
+/// Which of the three queues a packet waits in, in the order the link serves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Xcp = 0,
+    Tcp = 1,
+    Other = 2,
 }
 
 impl XcpParams {
@@ -114,7 +140,11 @@ pub struct Control {
 }
 
 pub struct Xcp {
+    /// The XCP traffic (all of it, without virtual queues).
     fifo: DropTail,
+    others: Option<Box<Others>>,
+    /// The queue whose turn it is next (`Class` as a number).
+    turn: u8,
     p: XcpParams,
     sums: Sums,
     c: Control,
@@ -129,6 +159,8 @@ impl Xcp {
     pub fn new(p: XcpParams) -> Xcp {
         let mut x = Xcp {
             fifo: DropTail::packets(p.limit),
+            others: None,
+            turn: 0,
             sums: Sums::default(),
             c: Control {
                 d: p.initial_interval.as_secs_f64(),
@@ -144,6 +176,40 @@ impl Xcp {
         x.next_te = x.te_period();
         x.next_tq = x.tq_period();
         x
+    }
+
+    /// ns-2's virtual queues: the traffic without an XCP header waits in `others`, and the
+    /// controllers see only the XCP queue.
+    pub fn with_virtual_queues(mut self, others: Others) -> Xcp {
+        self.others = Some(Box::new(others));
+        self
+    }
+
+    /// The queue a packet waits in: the XCP queue for every packet without virtual queues.
+    fn class(&self, p: &Packet) -> Class {
+        if self.others.is_none() || p.xcp.is_some() {
+            Class::Xcp
+        } else if matches!(p.kind, Kind::TcpData | Kind::TcpAck) {
+            Class::Tcp
+        } else {
+            Class::Other
+        }
+    }
+
+    /// The queue the next dequeue takes from: the first non-empty one from `turn` on.
+    fn next_class(&self) -> Option<Class> {
+        let Some(o) = &self.others else {
+            return (self.fifo.len_packets() > 0).then_some(Class::Xcp);
+        };
+        let lens = [
+            self.fifo.len_packets(),
+            o.tcp.len_packets(),
+            o.other.len_packets(),
+        ];
+        (0..3)
+            .map(|k| (self.turn as usize + k) % 3)
+            .find(|&q| lens[q] > 0)
+            .map(|q| [Class::Xcp, Class::Tcp, Class::Other][q])
     }
 
     /// The controllers' current outputs.
@@ -279,6 +345,18 @@ impl QueueDiscipline for Xcp {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
         self.catch_up(ctx.now);
         let p = ctx.arena.get(pkt);
+        match self.class(p) {
+            Class::Xcp => {}
+            class => {
+                let o = self.others.as_deref_mut().expect("virtual queues");
+                let q = if class == Class::Tcp {
+                    &mut o.tcp
+                } else {
+                    &mut o.other
+                };
+                return q.enqueue(pkt, ctx);
+            }
+        }
         let size = p.size as f64;
         self.sums.input += size;
         if let Some(h) = forward(p).filter(|h| h.rtt_s > 0.0 && h.cwnd_bytes > 0.0) {
@@ -294,6 +372,30 @@ impl QueueDiscipline for Xcp {
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
         self.catch_up(ctx.now);
+        let Some(class) = self.next_class() else {
+            // ns-2 then asks the queue whose turn it is, which finds itself empty (a RED queue
+            // starts its idle period there, and only there), and the next turn is the one
+            // after it.
+            if let Some(o) = self.others.as_deref_mut() {
+                match self.turn {
+                    1 => o.tcp.dequeue(ctx),
+                    2 => o.other.dequeue(ctx),
+                    _ => None,
+                };
+                self.turn = (self.turn + 1) % 3;
+            }
+            return None;
+        };
+        self.turn = (class as u8 + 1) % 3;
+        if class != Class::Xcp {
+            let o = self.others.as_deref_mut().expect("virtual queues");
+            let q = if class == Class::Tcp {
+                &mut o.tcp
+            } else {
+                &mut o.other
+            };
+            return q.dequeue(ctx);
+        }
         let pkt = self.fifo.dequeue(ctx)?;
         self.note_queue();
         let waiting = self.fifo.len_packets();
@@ -320,14 +422,20 @@ impl QueueDiscipline for Xcp {
     }
 
     fn len_packets(&self) -> u32 {
-        self.fifo.len_packets()
+        let others = self.others.as_deref();
+        self.fifo.len_packets() + others.map_or(0, |o| o.tcp.len_packets() + o.other.len_packets())
     }
     fn len_bytes(&self) -> u64 {
-        self.fifo.len_bytes()
+        let others = self.others.as_deref();
+        self.fifo.len_bytes() + others.map_or(0, |o| o.tcp.len_bytes() + o.other.len_bytes())
     }
 
     fn upcoming(&self) -> Option<PktId> {
-        self.fifo.upcoming()
+        match (self.next_class()?, self.others.as_deref()) {
+            (Class::Tcp, Some(o)) => o.tcp.upcoming(),
+            (Class::Other, Some(o)) => o.other.upcoming(),
+            _ => self.fifo.upcoming(),
+        }
     }
 }
 
@@ -551,5 +659,102 @@ mod tests {
         let d = q.dequeue(&mut h.ctx(ms(51))).unwrap();
         assert!(q.control().input_rate >= 1e6);
         assert_eq!(bits(&h, d), (true, false));
+    }
+
+    /// Router with ns-2's virtual queues; the RED queues decide nothing below 50 packets
+    /// (thresholds 50 and 150, the average the queue itself).
+    fn virtual_router(limit: u32) -> Xcp {
+        let red = || {
+            Red::new(crate::queue::red::RedConfig {
+                limit,
+                min_th: 50.0,
+                max_th: 150.0,
+                ..crate::queue::red::tests::config()
+            })
+        };
+        let others = Others {
+            tcp: red(),
+            other: red(),
+        };
+        Xcp::new(XcpParams::new(1e6, limit)).with_virtual_queues(others)
+    }
+
+    fn tcp_pkt(h: &mut Harness, flow: u32, kind: Kind) -> PktId {
+        let id = h.pkt(flow, 1000, Ecn::NotEct, SimTime::ZERO);
+        h.arena.get_mut(id).kind = kind;
+        id
+    }
+
+    /// XCP packets, plain TCP (data and ACKs) and UDP wait apart and leave one a turn, in the
+    /// order XCP, TCP, other, skipping empty queues (ns-2's `XCPWrapQ::queueToDeque`).
+    #[test]
+    fn virtual_queues_take_turns_a_packet_each() {
+        let mut h = Harness::new();
+        let mut q = virtual_router(100);
+        let t = SimTime::ZERO;
+        let x1 = xcp_pkt(&mut h, 0, 10_000.0, 0.1, t);
+        let x2 = xcp_pkt(&mut h, 0, 10_000.0, 0.1, t);
+        let t1 = tcp_pkt(&mut h, 1, Kind::TcpData);
+        let t2 = tcp_pkt(&mut h, 1, Kind::TcpAck);
+        let u1 = h.pkt(2, 1000, Ecn::NotEct, t);
+        for p in [x1, x2, t1, t2, u1] {
+            assert_eq!(q.enqueue(p, &mut h.ctx(t)), Verdict::Enqueued);
+        }
+        assert_eq!((q.len_packets(), q.len_bytes()), (5, 5000));
+        let mut order = Vec::new();
+        while let Some(p) = q.dequeue(&mut h.ctx(t)) {
+            order.push(p);
+        }
+        assert_eq!(order, [x1, t1, u1, x2, t2]);
+        // After TCP's packet the turn was the other queue's; the loop's last call found every
+        // queue empty, asked that one, and passed the turn on to XCP's.
+        assert_eq!(q.turn, 0);
+        let (t3, x3) = (
+            tcp_pkt(&mut h, 1, Kind::TcpData),
+            xcp_pkt(&mut h, 0, 1e4, 0.1, t),
+        );
+        q.enqueue(t3, &mut h.ctx(t));
+        q.enqueue(x3, &mut h.ctx(t));
+        assert_eq!(q.upcoming(), Some(x3));
+        assert_eq!(q.dequeue(&mut h.ctx(t)), Some(x3));
+        assert_eq!(q.dequeue(&mut h.ctx(t)), Some(t3));
+        // Each empty poll passes the turn on: other → XCP → TCP, which then goes first.
+        assert_eq!(q.turn, 2);
+        assert!(q.dequeue(&mut h.ctx(t)).is_none());
+        assert_eq!(q.turn, 0);
+        assert!(q.dequeue(&mut h.ctx(t)).is_none());
+        assert_eq!(q.turn, 1);
+        let (t4, x4) = (
+            tcp_pkt(&mut h, 1, Kind::TcpData),
+            xcp_pkt(&mut h, 0, 1e4, 0.1, t),
+        );
+        q.enqueue(x4, &mut h.ctx(t));
+        q.enqueue(t4, &mut h.ctx(t));
+        assert_eq!(q.dequeue(&mut h.ctx(t)), Some(t4));
+    }
+
+    /// Each queue holds `limit` packets of its own, and the controllers count only the XCP
+    /// queue's arrivals: 20 TCP packets in the first interval leave its input rate at the
+    /// 5 XCP packets' 5 kB over 50 ms, 100 kB/s.
+    #[test]
+    fn only_xcp_traffic_feeds_the_controllers_and_each_queue_has_its_limit() {
+        let mut h = Harness::new();
+        let mut q = virtual_router(10);
+        for i in 0..20 {
+            let p = tcp_pkt(&mut h, 1, Kind::TcpData);
+            let v = q.enqueue(p, &mut h.ctx(ms(i)));
+            assert_eq!(v == Verdict::Enqueued, i < 10, "TCP packet {i}: {v:?}");
+        }
+        for i in 0..5 {
+            let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, ms(i));
+            assert_eq!(q.enqueue(p, &mut h.ctx(ms(i))), Verdict::Enqueued);
+        }
+        assert_eq!(q.len_packets(), 15);
+        // The interval ends at 50 ms, seen by the next arrival.
+        let p = tcp_pkt(&mut h, 1, Kind::TcpAck);
+        q.enqueue(p, &mut h.ctx(ms(50)));
+        assert!((q.control().input_rate - 100_000.0).abs() < 1e-6);
+        // The persistent queue is the XCP queue's: 5 packets never left.
+        assert_eq!(q.fifo.len_bytes(), 5000);
     }
 }

@@ -190,7 +190,7 @@ pub struct FqCodelSpec {
 
 /// The XCP router (Katabi, Handley & Rohrs 2002; `queue/xcp.rs`): a FIFO whose departing XCP
 /// packets carry the efficiency and fairness controllers' feedback. Flows take part with
-/// `cc = "xcp"`; other traffic shares the FIFO and counts as input.
+/// `cc = "xcp"`; other traffic shares the FIFO and counts as input, unless `virtual_queues`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct XcpSpec {
@@ -220,6 +220,15 @@ pub struct XcpSpec {
     /// the input rate reaches capacity or this many packets wait (`Q_th`). Default: off.
     #[serde(default)]
     pub congestion_threshold: Option<u32>,
+    /// ns-2.35's `Queue/XCP`: XCP, other TCP and other traffic in three queues of `limit`
+    /// packets (the last two RED with ns-2's defaults) served a packet at a time in turn, the
+    /// controllers seeing only the XCP queue. Default false: one FIFO, as in the paper.
+    #[serde(default)]
+    pub virtual_queues: Option<bool>,
+    /// Share of the capacity the controllers allocate, in (0, 1]. Default 1; ns-2's
+    /// `tcp_xcp_on_ 1` (for XCP sharing a link with TCP) is 0.5.
+    #[serde(default)]
+    pub xcp_share: Option<f64>,
 }
 
 /// The ACNS router (Olšovský 2014; `queue/acns.rs`): a FIFO that writes per-flow commands
@@ -431,8 +440,16 @@ pub fn fq_codel(s: &FqCodelSpec, path: &str) -> Result<Queue> {
     }))))
 }
 
-pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate) -> Result<Queue> {
-    let mut p = XcpParams::new(rate.bps() as f64 / 8.0, profile.queue_limit());
+pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate, delay: SimTime) -> Result<Queue> {
+    let share = in_range(
+        s.xcp_share.unwrap_or(1.0),
+        true,
+        0.0,
+        1.0,
+        path,
+        "xcp_share",
+    )?;
+    let mut p = XcpParams::new(share * rate.bps() as f64 / 8.0, profile.queue_limit());
     p.limit = at_least_one(s.limit, p.limit, path, "limit", "packet")?;
     let stable = std::f64::consts::PI / (4.0 * std::f64::consts::SQRT_2);
     p.alpha = s.alpha.unwrap_or(xcp::ALPHA);
@@ -475,7 +492,27 @@ pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate) -> Result<Queu
         "queue_window",
     )?;
     p.congestion_threshold = s.congestion_threshold;
-    Ok(Queue::Xcp(Box::new(Xcp::new(p))))
+    let limit = p.limit;
+    let xcp = Xcp::new(p);
+    if !s.virtual_queues.unwrap_or(false) {
+        return Ok(Queue::Xcp(Box::new(xcp)));
+    }
+    // ns-2's `Queue/XCP` makes its TCP and other queues `Queue/RED` with the XCP queue's limit.
+    let red_queue = || {
+        let spec = RedSpec {
+            limit: Some(limit),
+            ..RedSpec::default()
+        };
+        match red(&spec, path, Profile::Ns2, rate, delay)? {
+            Queue::Red(r) => Ok(*r),
+            _ => unreachable!("red() builds RED"),
+        }
+    };
+    let others = xcp::Others {
+        tcp: red_queue()?,
+        other: red_queue()?,
+    };
+    Ok(Queue::Xcp(Box::new(xcp.with_virtual_queues(others))))
 }
 
 pub fn acns(s: &AcnsQueueSpec, path: &str, profile: Profile) -> Result<Queue> {

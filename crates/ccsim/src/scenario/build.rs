@@ -305,7 +305,7 @@ fn build_queue(
         Some(QueueSpec::Codel(c)) => super::aqm::codel(c, path),
         Some(QueueSpec::Pie(p)) => super::aqm::pie(p, path),
         Some(QueueSpec::FqCodel(f)) => super::aqm::fq_codel(f, path),
-        Some(QueueSpec::Xcp(x)) => super::aqm::xcp(x, path, profile, rate),
+        Some(QueueSpec::Xcp(x)) => super::aqm::xcp(x, path, profile, rate, delay),
         Some(QueueSpec::Acns(a)) => super::aqm::acns(a, path, profile),
         None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
         Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
