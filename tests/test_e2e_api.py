@@ -154,8 +154,17 @@ def test_poisson_transfers_report_completion_times():
     # The summary gives the transfers one row, with their mean completion time.
     assert r.transfer_groups() == ["web"] * len(r.flows)
     lines = r.summary_table().splitlines()
-    assert len(lines) == 3 and lines[2].startswith(f"web.* ({len(r.flows)})  tcp_arrivals")
+    n = len(r.flows)
+    assert len(lines) == 3 and lines[2].startswith(f"web.* ({n}/{n})  tcp_arrivals")
     assert lines[2].split()[-1] == f"{r.flows['completion_s'].mean():.3f}"
+    t = ccsim.completion_times(r)
+    assert list(t["transfers"]) == [n] and list(t["completed"]) == [n]
+    # An entry whose draws start nothing still has its row.
+    quiet = ccsim.run(s, overrides={"flows.web.arrival_rate": 1e-6})
+    assert len(quiet.flows) == 0
+    t = ccsim.completion_times(quiet)
+    assert list(t["group"]) == ["web"] and list(t["transfers"]) == [0]
+    assert np.isnan(t["mean_s"].iloc[0])
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.run(s, overrides={"flows.web.tcp.cc": "nope"})
     assert e.value.path.startswith("flows[0].tcp.cc")

@@ -95,7 +95,7 @@ def _transfers() -> Result:
 
 def test_completion_times_per_entry_worked_by_hand():
     t = completion_times(_transfers()).set_index("group")
-    assert list(t.index) == ["dl", "web"]
+    assert list(t.index) == ["web", "dl"]  # in the scenario's order
     web = t.loc["web"]
     assert (web["transfers"], web["completed"]) == (5, 4)
     assert web["mean_s"] == pytest.approx(0.275)  # (0.1 + 0.2 + 0.3 + 0.5) / 4
@@ -113,8 +113,16 @@ def test_completion_times_by_size():
     assert list(t.columns) == ["group", "size", "completed", "mean_s", "p50_s", "max_s"]
 
 
+def test_completion_times_of_an_entry_without_transfers():
+    r = _transfers()
+    r.scenario["flows"].append({"kind": "tcp_arrivals", "name": "none"})
+    t = completion_times(r, "none")
+    assert list(t["transfers"]) == [0] and list(t["completed"]) == [0]
+    assert math.isnan(t["mean_s"].iloc[0])
+
+
 def test_completion_times_rejects():
-    with pytest.raises(KeyError, match=r"entries: dl, web"):
+    with pytest.raises(KeyError, match=r"entries: web, dl"):
         completion_times(_transfers(), "bulk")
     with pytest.raises(ValueError, match="increasing"):
         completion_times(_transfers(), size_bins=[10, 5])

@@ -200,3 +200,9 @@ def test_plot_labels_rename_legend_entries_and_label_is_refused(result):
     assert [line.get_label() for line in ax.get_lines()] == ["Reno", "tcp2"]
     with pytest.raises(TypeError, match="labels="):
         result.plot("cwnd", ax=Figure().add_subplot(), label="x")
+
+
+def test_save_refuses_an_unknown_figure_format_before_writing(result, tmp_path):
+    with pytest.raises(ValueError, match="'jpg': expected one of png, svg, pdf"):
+        result.save(tmp_path / "out", fmt="jpg")
+    assert not (tmp_path / "out").exists()

@@ -104,14 +104,22 @@ def completion_times(
     entry (``group``: just that one), seconds.
 
     Columns: ``transfers`` (started), ``completed``, ``mean_s``, ``p50_s``, ``p99_s`` (one
-    per quantile asked for) and ``max_s`` over the completed ones. With ``size_bins`` (byte
-    edges, e.g. ``[0, 100e3, 1e6, float("inf")]``) there is a row per entry and size range,
-    ``[low, high)``, over the completed transfers of that size (a completed transfer's size is
-    the bytes it delivered; an unfinished one's is not known, so it counts in ``transfers``
-    only, without bins).
+    per quantile asked for) and ``max_s`` over the completed ones. An entry whose draws
+    started no transfer has a row of zeros and NaNs. Transfers still running at the end of
+    the run are in ``transfers`` only: with the default ``stop`` (the end of the run) the last
+    and largest ones are missing from the statistics, so leave them time to finish.
+
+    With ``size_bins`` (byte edges, e.g. ``[0, 100e3, 1e6, float("inf")]``) there is a row per
+    entry and size range ``[low, high)`` over the completed transfers of that size (a
+    completed transfer's size is the bytes it delivered; an unfinished one's is not known, so
+    it is in no range).
     """
     groups = result.transfer_groups()
-    names = sorted({g for g in groups if g is not None})
+    names = [
+        f["name"]
+        for f in result.scenario.get("flows", [])
+        if isinstance(f, dict) and f.get("kind") == "tcp_arrivals"
+    ]
     if group is not None:
         if group not in names:
             known = ", ".join(names) or "none"
@@ -120,17 +128,17 @@ def completion_times(
     for q in quantiles:
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"quantile {q} is outside 0..1")
+    edges = None if size_bins is None else list(size_bins)
+    if edges is not None and (len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:]))):
+        raise ValueError("size_bins must be at least two increasing byte edges")
     f = result.flows.assign(_group=groups)
     rows = []
     for name in names:
         sel = f[f["_group"] == name]
         done = sel[np.isfinite(sel["completion_s"].to_numpy(dtype=float))]
-        if size_bins is None:
+        if edges is None:
             rows.append({"group": name, "transfers": len(sel), **_stats(done, quantiles)})
             continue
-        edges = list(size_bins)
-        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
-            raise ValueError("size_bins must be at least two increasing byte edges")
         size = done["bytes_delivered"].to_numpy(dtype=float)
         for lo, hi in zip(edges, edges[1:]):
             part = done[(size >= lo) & (size < hi)]

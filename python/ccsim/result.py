@@ -198,6 +198,12 @@ class Result:
         ``meta.json``, ``scenario.json`` and (``figures=True``) figures of cwnd, throughput
         and queue length when recorded, as ``fmt`` (``png``, ``svg`` or ``pdf``). Returns the
         paths written."""
+        if figures:
+            from .plot import FIGURE_FORMATS
+
+            if fmt not in FIGURE_FORMATS:
+                allowed = ", ".join(FIGURE_FORMATS)
+                raise ValueError(f"figure format {fmt!r}: expected one of {allowed}")
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "flows.parquet", out / "queues.parquet"]
@@ -238,9 +244,9 @@ class Result:
     def summary_table(self) -> str:
         """A fixed-width per-flow table: goodput and throughput (Mb/s), retransmits,
         timeouts, mean RTT (ms), completion time (s); ``-`` where a value does not apply.
-        The transfers of a ``tcp_arrivals`` entry take one row, ``name.*``: how many, their
-        mean goodput, throughput and RTT, their retransmits and timeouts summed, and their
-        mean completion time."""
+        The transfers of a ``tcp_arrivals`` entry take one row, ``name.* (done/started)``:
+        their mean goodput, throughput and RTT, their retransmits and timeouts summed, and the
+        mean completion time of those done."""
         header = [
             "flow", "kind", "goodput Mb/s", "thruput Mb/s",
             "retx", "timeouts", "RTT mean ms", "complete s",
@@ -257,7 +263,8 @@ class Result:
             else:
                 seen.add(group)
                 sel = f[[g == group for g in groups]]
-                name, kind = f"{group}.* ({len(sel)})", "tcp_arrivals"
+                done = int(np.isfinite(sel["completion_s"].to_numpy(dtype=float)).sum())
+                name, kind = f"{group}.* ({done}/{len(sel)})", "tcp_arrivals"
             tcp = kind != "cbr" and kind != "onoff"
             rows.append(
                 [

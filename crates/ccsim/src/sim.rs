@@ -618,7 +618,7 @@ impl Simulation {
                 c.sender.start(io);
                 None
             }
-            FlowSlot::Udp(c) => c.send(io),
+            FlowSlot::Udp(c) => c.start(io),
         });
         if let Some(t) = next {
             self.events.schedule(t, Event::UdpSend(i as u32));

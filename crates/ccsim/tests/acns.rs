@@ -205,6 +205,8 @@ fn bad_settings_name_the_field() {
     );
     let e = err(r#""acns":{"omega":3}"#, FIFO);
     assert!(e.contains("omega"), "{e}");
+    let e = err(r#""acns":{"request":"always"}"#, FIFO);
+    assert!(e.starts_with("flows[0].tcp.acns.request: "), "{e}");
     let e = err("", r#"{"kind":"acns","weight":"literal"}"#);
     assert!(e.contains("weight") || e.contains("literal"), "{e}");
     let e = err("", r#"{"kind":"acns","v_p":0.9,"v_a":0.2}"#);

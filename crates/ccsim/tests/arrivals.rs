@@ -71,19 +71,28 @@ fn transfers_arrive_at_the_rate_and_complete_slower_under_load() {
     );
 }
 
-/// The arrivals draw from their own stream: another flow beside them moves no start.
+/// The arrivals draw from their own stream: another entry before them, drawing from its own,
+/// moves no start.
 #[test]
-fn another_flow_does_not_move_the_arrivals() {
+fn another_entry_does_not_move_the_arrivals() {
     let alone = web(2.0, "");
-    let cbr = r#",{"kind":"cbr","name":"c","src":"s1","dst":"d1","rate":"1Mbps"}"#;
-    let beside = web(2.0, cbr);
-    let starts = |r: &Results| {
-        let n = r.flows.f64s("start_s").len();
-        r.flows.f64s("start_s")[..n].to_vec()
+    let flows = r#"{"kind":"tcp_arrivals","name":"dl","src":"s1","dst":"d1","arrival_rate":3,
+        "size":{"distribution":"exponential","mean":"20kB"},"stop":60},
+        {"kind":"tcp_arrivals","name":"web","src":"s0","dst":"d0","arrival_rate":2,
+        "size":"100kB","stop":60,"tcp":{"cc":"cubic"}}"#;
+    let beside = run_deterministic(&dumbbell("linux", 2, "10Mbps", 10.0, FIFO, 70.0, flows, ""));
+    let starts = |r: &Results, prefix: &str| -> Vec<f64> {
+        let names = names(r);
+        let s = r.flows.f64s("start_s");
+        (0..names.len())
+            .filter(|&i| names[i].starts_with(prefix))
+            .map(|i| s[i])
+            .collect()
     };
-    let (a, b) = (starts(&alone), starts(&beside));
-    assert_eq!(a[..], b[..a.len()]);
-    assert_eq!(b.len(), a.len() + 1);
+    let (a, b) = (starts(&alone, "web."), starts(&beside, "web."));
+    assert_eq!(a, b);
+    assert!(!starts(&beside, "dl.").is_empty());
+    assert_ne!(starts(&beside, "dl.")[..5], a[..5]);
 }
 
 #[test]
@@ -97,17 +106,31 @@ fn errors_name_the_entry() {
     };
     let arrivals = |extra: &str| {
         format!(
-            r#"{{"kind":"tcp","name":"web.3","src":"s1","dst":"d1"}},
+            r#"{{"kind":"tcp","name":"t","src":"s1","dst":"d1"}},
             {{"kind":"tcp_arrivals","name":"web","src":"s0","dst":"d0","arrival_rate":5,
             "size":1000{extra}}}"#
         )
     };
-    let e = err(&arrivals(""));
-    assert_eq!(
-        e,
-        "flows[1].name: duplicate flow name \"web.3\" (also flows[0])"
-    );
-    let e = err(&arrivals(r#","tcp":{"cc":"nope"}"#).replace("web.3", "t"));
+    // Refused however few transfers arrive: the names are the entry's.
+    for rate in ["5", "0.001"] {
+        let flows = arrivals("").replace("\"t\"", "\"web.3\"");
+        let e = err(&flows.replace("\"arrival_rate\":5", &format!("\"arrival_rate\":{rate}")));
+        assert_eq!(
+            e,
+            "flows[0].name: \"web.3\" is a name the tcp_arrivals entry flows[1] gives its transfers"
+        );
+    }
+    // Names that only look alike are fine.
+    for name in ["web", "web.3a", "web.", "webb.3"] {
+        let flows = arrivals("").replace("\"t\"", &format!("\"{name}\""));
+        if name == "web" {
+            assert!(err(&flows).contains("duplicate flow name"));
+        } else {
+            let json = dumbbell("linux", 2, "10Mbps", 10.0, FIFO, 10.0, &flows, "");
+            assert!(ccsim::scenario::load(&json).is_ok(), "{name}");
+        }
+    }
+    let e = err(&arrivals(r#","tcp":{"cc":"nope"}"#));
     assert!(e.starts_with("flows[1].tcp.cc"), "{e}");
     let e = err(&arrivals("").replace(r#""dst":"d0""#, r#""dst":"x""#));
     assert!(e.starts_with("flows[1].dst: undefined node \"x\""), "{e}");
@@ -115,6 +138,20 @@ fn errors_name_the_entry() {
     assert!(e.contains("expected a number of bytes"), "{e}");
     let e = err(&arrivals("").replace("\"size\":1000", "\"size\":0"));
     assert!(e.starts_with("flows[1].size"), "{e}");
+    let drawn = |table: &str| arrivals("").replace("\"size\":1000", &format!("\"size\":{table}"));
+    let e = err(&drawn(r#"{"distribution":"pareto","mean":0}"#));
+    assert!(e.starts_with("flows[1].size.mean: "), "{e}");
+    let e = err(&drawn(r#"{"distribution":"pareto","mean":1000,"max":"x"}"#));
+    assert!(e.starts_with("flows[1].size.max: "), "{e}");
+    let e = err(&drawn(
+        r#"{"distribution":"exponential","mean":1000,"max":999}"#,
+    ));
+    assert_eq!(
+        e,
+        "flows[1].size.max: 999 bytes is below the mean (1000 bytes)"
+    );
+    let e = err(&drawn(r#"{"distribution":"pareto","mean":1000,"scale":2}"#));
+    assert!(e.starts_with("flows[1].size") && e.contains("scale"), "{e}");
     let e = err(&arrivals("").replace("\"arrival_rate\":5", "\"arrival_rate\":\"5Mbps\""));
     assert!(e.starts_with("flows[1].arrival_rate"), "{e}");
 }

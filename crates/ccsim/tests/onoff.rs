@@ -68,8 +68,8 @@ fn zero_on_time_is_one_packet_per_burst() {
     assert!((sent / 21_429.0 - 1.0).abs() < 0.03, "sent {sent}");
 }
 
-/// Bursts at twice the bottleneck's rate overflow a 20-packet queue, though the mean (about
-/// 2.1 Mb/s: 20 Mb/s for 50 ms of every 500) is a fifth of the link; a CBR source at that mean
+/// Bursts at twice the bottleneck's rate overflow a 20-packet queue, though the mean (2.0 Mb/s:
+/// 125-packet bursts of 8000 bits every 500 ms on average) is a fifth of the link; a CBR source at that mean
 /// rate never finds the queue full. Pareto bursts of the same means overflow it too.
 #[test]
 fn bursts_overflow_a_queue_that_the_same_mean_rate_never_fills() {
@@ -119,21 +119,26 @@ fn bursts_overflow_a_queue_that_the_same_mean_rate_never_fills() {
     );
 }
 
-/// Each source draws from its own stream (seed and flow name): another flow beside it does
-/// not move its packets, while another seed or another name does.
+/// Each source draws from its own stream (seed and flow name): another on-off source before it
+/// in the list, drawing from its own, does not move its packets, while another seed or another
+/// name does.
 #[test]
 fn each_source_has_its_own_random_stream() {
     let settings = r#""rate":"2Mbps","on":"20ms","off":"80ms""#;
-    let alone = onoff(settings, "", FIFO, 30.0, 1);
-    let tcp = r#",{"kind":"tcp","name":"t","src":"s1","dst":"d1","start":1}"#;
-    let beside = onoff(settings, tcp, FIFO, 30.0, 1);
-    let sent = |r: &Results| r.flows.u64s("packets_sent")[0];
-    assert_eq!(sent(&alone), sent(&beside));
-    assert!(beside.flows.u64s("packets_delivered")[1] > 0);
-    assert_ne!(sent(&onoff(settings, "", FIFO, 30.0, 2)), sent(&alone));
-    let flows = format!(r#"{{"kind":"onoff","name":"other","src":"s0","dst":"d0",{settings}}}"#);
-    let json = dumbbell("linux", 2, "10Mbps", 10.0, FIFO, 30.0, &flows, "");
-    assert_ne!(sent(&run_deterministic(&json)), sent(&alone));
+    let flow = |name: &str, pair: u32| {
+        format!(r#"{{"kind":"onoff","name":"{name}","src":"s{pair}","dst":"d{pair}",{settings}}}"#)
+    };
+    let run = |flows: &str, seed: u64| {
+        let json = dumbbell("linux", 2, "10Mbps", 10.0, FIFO, 30.0, flows, "");
+        run_deterministic(&json.replace(r#""seed":1"#, &format!(r#""seed":{seed}"#)))
+    };
+    let alone = run(&flow("bg", 0), 1);
+    let beside = run(&format!("{},{}", flow("other", 1), flow("bg", 0)), 1);
+    let sent = |r: &Results, i: usize| r.flows.u64s("packets_sent")[i];
+    assert_eq!(sent(&beside, 1), sent(&alone, 0));
+    assert_ne!(sent(&beside, 0), sent(&alone, 0));
+    assert_ne!(sent(&run(&flow("bg", 0), 2), 0), sent(&alone, 0));
+    assert_ne!(sent(&run(&flow("other", 0), 1), 0), sent(&alone, 0));
 }
 
 #[test]

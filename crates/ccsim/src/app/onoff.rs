@@ -6,9 +6,10 @@
 //! (`interval` = size·8/rate, the gap between a burst's packets); each burst's length is a draw
 //! from the distribution with that mean, rounded to the nearest whole number (`int(x + 0.5)`),
 //! at least one. Each idle period is a draw with mean `off`, added to the interval after the
-//! last packet of a burst. The source sends its first packet at its start and draws the first
-//! burst then, so a run opens with one packet, an idle period, then the first drawn burst.
-//! Both draws come from the flow's own stream (`rng.rs`), the burst first, as ns-2 does.
+//! last packet of a burst. At its start the source draws its first burst and the idle period
+//! before it, and sends nothing until they have passed (ns-2's `TrafficGenerator::start`, in
+//! `tools/trafgen.cc`, sends nothing at once either). Both draws come from the flow's own
+//! stream (`rng.rs`), the burst first, as ns-2 does.
 //!
 //! The draws are exponential or Pareto of a given mean (`dist.rs`).
 //!
@@ -55,7 +56,12 @@ impl OnOff {
         }
     }
 
-    /// The time from the packet just sent to the next one: `interval` within a burst; after a
+    /// The idle period, seconds, for uniform `u`.
+    fn idle(&self, u: f64) -> f64 {
+        self.dist.value(self.off_mean, u).min(MAX_IDLE_SECS)
+    }
+
+    /// The time from the packet just sent (or the start) to the next one: `interval` within a burst; after a
     /// burst's last packet, the next burst's length is drawn and an idle period is added.
     pub fn next_gap(&mut self, interval: SimTime) -> SimTime {
         let mut gap = interval;
@@ -63,8 +69,7 @@ impl OnOff {
             let u = self.rng.uniform();
             self.rem = burst_packets(self.dist.value(self.burst_mean, u));
             let u = self.rng.uniform();
-            let idle = self.dist.value(self.off_mean, u).min(MAX_IDLE_SECS);
-            gap += SimTime::from_secs_f64(idle);
+            gap += SimTime::from_secs_f64(self.idle(u));
         }
         self.rem -= 1;
         gap
@@ -90,9 +95,9 @@ mod tests {
         assert_eq!(burst_packets(1e30), u64::MAX); // saturates
     }
 
-    /// The gaps follow ns-2's order: an idle period after the first packet, then the drawn
-    /// burst at the interval, an idle period after its last packet, and so on; the burst is
-    /// drawn before the idle time from one stream.
+    /// The gaps follow ns-2's order: from the start, an idle period (and an interval) before
+    /// the first drawn burst, whose packets follow at the interval; an idle period after its
+    /// last packet, and so on; each burst is drawn before its idle time, from one stream.
     #[test]
     fn gaps_are_the_interval_within_a_burst_and_add_an_idle_period_after_it() {
         let interval = SimTime::from_millis(4);
@@ -120,7 +125,7 @@ mod tests {
         let (on, off) = (SimTime::from_millis(10), SimTime::from_millis(50));
         let mut s = OnOff::new(Dist::Exponential, on, off, interval, Rng::derive(9, "e"));
         let (mut bursts, mut packets, mut idle) = (0u64, 0u64, 0.0);
-        let mut gap = s.next_gap(interval); // the first packet's idle period
+        let mut gap = s.next_gap(interval); // from the start to the first burst
         while bursts < 200_000 {
             idle += (gap - interval).as_secs_f64();
             bursts += 1;
@@ -133,8 +138,6 @@ mod tests {
                 packets += 1;
             }
         }
-        // The opening packet, sent before the first idle period, is in no drawn burst and is
-        // not counted.
         let mean_burst = packets as f64 / bursts as f64;
         assert!(close(mean_burst, 10.044_611, 0.005), "{mean_burst}");
         let mean_idle = idle / bursts as f64;
@@ -143,18 +146,17 @@ mod tests {
 
     #[test]
     fn an_idle_period_past_any_run_is_capped_not_overflowed() {
-        // Shape just above 1 with a huge mean: draws far beyond 2^64 ns must not wrap.
-        let interval = SimTime::from_millis(1);
-        let mut s = OnOff::new(
+        // Shape just above 1 with a huge mean: the largest draws exceed 2^64 ns.
+        let s = OnOff::new(
             Dist::Pareto { shape: 1.000_001 },
             SimTime::ZERO,
             SimTime::from_secs(1_000_000_000),
-            interval,
+            SimTime::from_millis(1),
             Rng::derive(1, "big"),
         );
-        for _ in 0..1000 {
-            let g = s.next_gap(interval);
-            assert!(g <= interval + SimTime::from_secs_f64(MAX_IDLE_SECS));
-        }
+        let largest = 1.0 - f64::EPSILON / 2.0; // the largest uniform below 1
+        assert!(s.dist.value(s.off_mean, largest) > 1e15); // seconds: 1e24 ns
+        assert_eq!(s.idle(largest), MAX_IDLE_SECS);
+        assert_eq!(s.idle(0.0), s.dist.value(s.off_mean, 0.0));
     }
 }

@@ -62,6 +62,20 @@ impl UdpSource {
         self.size.saturating_sub(UDP_HEADER).max(1)
     }
 
+    /// Starts the source at `io.now`; returns when its next packet is due, if before `stop`.
+    /// A CBR source sends its first packet at once; an on-off one, as ns-2's
+    /// `TrafficGenerator::start` does, first draws its first burst and the idle period before
+    /// it, and sends that burst's first packet after them.
+    pub fn start(&mut self, io: &mut Io) -> Option<SimTime> {
+        match &mut self.onoff {
+            None => self.send(io),
+            Some(o) => {
+                let first = io.now + o.next_gap(self.interval);
+                (first < self.stop).then_some(first)
+            }
+        }
+    }
+
     /// Sends one packet; returns when the next one is due, if before `stop`.
     pub fn send(&mut self, io: &mut Io) -> Option<SimTime> {
         let mut p = Packet::new(

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::error::ScenarioError;
+use super::error::{nested, ScenarioError};
 use super::schema::{Flow, TcpFlow, TcpSpec};
 use super::units::{Bytes, Duration};
 use crate::dist::Dist;
@@ -56,7 +56,10 @@ pub enum SizeSpec {
     Drawn(SizeDraw),
 }
 
-/// Sizes drawn from a distribution of mean `mean`; draws above `max` count as `max`.
+/// Sizes drawn from a distribution of mean `mean`; draws above `max` count as `max`, which
+/// lowers the mean: by `β^α·max^(1−α)/(α − 1)` for a Pareto of shape α and scale
+/// `β = mean·(α − 1)/α` (mean 60 kB, α 1.2, max 5 MB: 45.6 kB), by `mean·e^(−max/mean)` for
+/// the exponential.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SizeDraw {
@@ -79,9 +82,7 @@ impl<'de> Deserialize<'de> for SizeSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         match serde_json::Value::deserialize(d)? {
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
-                .map(SizeSpec::Drawn)
-                .map_err(D::Error::custom),
+            v @ serde_json::Value::Object(_) => nested(v).map(SizeSpec::Drawn),
             v @ (serde_json::Value::Number(_) | serde_json::Value::String(_)) => {
                 serde_json::from_value(v)
                     .map(SizeSpec::Fixed)
@@ -131,6 +132,12 @@ impl Sizes {
             SizeSpec::Drawn(d) => {
                 let mean = check(d.mean.0, ".mean")?;
                 let max = d.max.map_or(Ok((1 << 62) - 1), |m| check(m.0, ".max"))?;
+                if max < mean {
+                    return Err(e(
+                        ".max",
+                        format!("{max} bytes is below the mean ({mean} bytes)"),
+                    ));
+                }
                 let dist = match (d.distribution, d.shape) {
                     (SizeDistribution::Exponential, None) => Dist::Exponential,
                     (SizeDistribution::Exponential, Some(_)) => {
@@ -168,6 +175,37 @@ pub fn plan(
     seed: u64,
     end: SimTime,
 ) -> Result<Vec<(String, Cow<'_, Flow>)>, ScenarioError> {
+    // The names an entry gives its transfers are its own whatever the draws: another flow may
+    // not take one, or whether a scenario is valid would depend on how many arrive.
+    let entries: Vec<(usize, &str)> = flows
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(f, Flow::TcpArrivals(_)))
+        .map(|(i, f)| (i, f.name()))
+        .collect();
+    for (i, f) in flows.iter().enumerate() {
+        // An entry's own name is a flow name of the scenario too (`--set flows.web...`).
+        if let Some((j, _)) = entries.iter().find(|&&(j, e)| j != i && e == f.name()) {
+            let (a, b) = (i.min(*j), i.max(*j));
+            return Err(ScenarioError::new(
+                format!("flows[{b}].name"),
+                format!("duplicate flow name \"{}\" (also flows[{a}])", f.name()),
+            ));
+        }
+        let Some((prefix, number)) = f.name().rsplit_once('.') else {
+            continue;
+        };
+        let numbered = !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit());
+        if let Some((j, _)) = entries.iter().find(|(_, e)| numbered && *e == prefix) {
+            return Err(ScenarioError::new(
+                format!("flows[{i}].name"),
+                format!(
+                    "\"{}\" is a name the tcp_arrivals entry flows[{j}] gives its transfers",
+                    f.name()
+                ),
+            ));
+        }
+    }
     let mut out = Vec::with_capacity(flows.len());
     let mut room = MAX_ARRIVALS;
     for (i, f) in flows.iter().enumerate() {

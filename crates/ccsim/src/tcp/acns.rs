@@ -85,9 +85,9 @@ impl<'de> Deserialize<'de> for AcnsSwitch {
         use serde::de::Error;
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::Bool(on) => Ok(AcnsSwitch(on.then(AcnsSpec::default))),
-            v @ serde_json::Value::Object(_) => serde_json::from_value(v)
-                .map(|s| AcnsSwitch(Some(s)))
-                .map_err(D::Error::custom),
+            v @ serde_json::Value::Object(_) => {
+                crate::scenario::error::nested(v).map(|s| AcnsSwitch(Some(s)))
+            }
             other => Err(D::Error::custom(format!(
                 "invalid acns {other}: expected true, false or a table of ACNS settings"
             ))),
