@@ -170,6 +170,34 @@ def test_poisson_transfers_report_completion_times():
     assert e.value.path.startswith("flows[0].tcp.cc")
 
 
+def test_packet_trace(tmp_path):
+    s = ccsim.default_scenario()
+    s["duration"] = 5
+    s["trace"]["packets"] = ["bottleneck"]
+    r = ccsim.run(s)
+    p = r.packets
+    assert list(p.columns) == [
+        "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload",
+        "seq", "ack", "ce", "sent_s",
+    ]  # fmt: skip
+    assert set(p["event"]) == {"+", "-", "d", "r"} and set(p["link"]) == {"bottleneck"}
+    assert p["time_s"].is_monotonic_increasing
+    fwd = r.queues[(r.queues["link"] == "bottleneck") & (r.queues["from"] == "left")].iloc[0]
+    mine = p[p["from"] == "left"]
+    assert (mine["event"] == "+").sum() == fwd["arrivals"]
+    assert (mine["event"] == "d").sum() == fwd["drops_overflow"]
+    # Tracing changes no result.
+    plain = ccsim.run({**s, "trace": {**s["trace"], "packets": []}})
+    assert plain.packets.empty
+    pd.testing.assert_frame_equal(plain.flows, r.flows)
+    r.save(tmp_path / "out", figures=False)
+    back = ccsim.Result.load(tmp_path / "out")
+    pd.testing.assert_frame_equal(back.packets, p)
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(s, overrides={"trace.packets": ["nope"]})
+    assert e.value.path == "trace.packets[0]"
+
+
 def test_errors_are_ccsim_errors():
     s = ccsim.default_scenario()
     s["flows"][1]["tcp"]["recovery"] = "vegas"

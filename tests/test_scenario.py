@@ -216,6 +216,7 @@ def test_trace_builder():
         "series": ["cwnd"],
         "throughput_bin": "50ms",
     }
+    assert Trace(packets=["bottleneck"]).to_dict() == {"series": [], "packets": ["bottleneck"]}
 
 
 def test_toml_syntax_error_has_line(tmp_path):

@@ -95,7 +95,11 @@ class Result:
 
     ``meta``: run facts (name, seed, duration_s, events, packet counts, wall_s);
     ``scenario``: the scenario dict that ran; ``flows`` / ``queues``: one row per flow (in
-    scenario order) / per link direction; ``trace(name)``: a recorded time series.
+    scenario order) / per link direction; ``trace(name)``: a recorded time series;
+    ``packets``: one row per event of a packet at the links named in ``trace.packets``
+    (``time_s``, ``event`` ``+ - d r`` as in ns-2's traces, ``cause`` of a drop, ``link``,
+    ``from``, ``to``, ``flow``, ``kind`` tcp/ack/udp, ``size``, ``payload``, ``seq``, ``ack``,
+    ``ce``, ``sent_s``), empty when none is traced.
     """
 
     def __init__(
@@ -105,12 +109,14 @@ class Result:
         flows: pd.DataFrame,
         queues: pd.DataFrame,
         traces: dict[str, pd.DataFrame],
+        packets: pd.DataFrame | None = None,
     ):
         self.meta = meta
         self.scenario = scenario
         self.flows = flows
         self.queues = queues
         self._traces = traces
+        self.packets = packets if packets is not None else pd.DataFrame()
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
@@ -121,7 +127,8 @@ class Result:
             name: series_frame(name, cols, flows, queues)
             for name, cols in raw.get("series", {}).items()
         }
-        return cls(dict(raw["meta"]), scenario, flows, queues, traces)
+        packets = decode_table(raw["packets"]) if "packets" in raw else None
+        return cls(dict(raw["meta"]), scenario, flows, queues, traces, packets)
 
     @property
     def name(self) -> str:
@@ -195,6 +202,7 @@ class Result:
         self, directory: str | os.PathLike, figures: bool = True, fmt: str = "png"
     ) -> list[Path]:
         """Writes ``flows.parquet``, ``queues.parquet``, ``trace_<name>.parquet`` per series,
+        ``packets.parquet`` when packets were traced,
         ``meta.json``, ``scenario.json`` and (``figures=True``) figures of cwnd, throughput
         and queue length when recorded, as ``fmt`` (``png``, ``svg`` or ``pdf``). Returns the
         paths written."""
@@ -212,6 +220,10 @@ class Result:
         for name, frame in self._traces.items():
             path = out / f"trace_{name}.parquet"
             frame.to_parquet(path, index=False)
+            written.append(path)
+        if len(self.packets):
+            path = out / "packets.parquet"
+            self.packets.to_parquet(path, index=False)
             written.append(path)
         for fname, obj in (("meta.json", self.meta), ("scenario.json", self.scenario)):
             path = out / fname
@@ -237,7 +249,9 @@ class Result:
         traces = {
             p.stem[len("trace_") :]: pd.read_parquet(p) for p in sorted(d.glob("trace_*.parquet"))
         }
-        return cls(meta, scenario, flows, queues, traces)
+        packets_path = d / "packets.parquet"
+        packets = pd.read_parquet(packets_path) if packets_path.exists() else None
+        return cls(meta, scenario, flows, queues, traces, packets)
 
     # --- text ------------------------------------------------------------------------------
 

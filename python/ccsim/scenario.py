@@ -432,11 +432,14 @@ class OnOffFlow(_Builder):
 class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
     ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``queue``, ``queue_bytes``,
-    ``avg_queue``, ``sojourn``) and how often."""
+    ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every packet event is
+    traced (``Result.packets``), ``["*"]`` for all."""
 
-    series: Sequence[str]
+    series: Sequence[str] = ()
     interval: Quantity | None = None
     throughput_bin: Quantity | None = None
+    packets: Sequence[str] = ()
+    _omit_empty: ClassVar[tuple[str, ...]] = ("packets",)
 
 
 @dataclass

@@ -170,6 +170,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDic
         series.set_item(name.as_str(), d)?;
     }
     out.set_item("series", series)?;
+    out.set_item("packets", table(py, &r.packets)?)?;
     Ok(out)
 }
 

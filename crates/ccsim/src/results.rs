@@ -1,8 +1,11 @@
 //! Results as columns: one table of flows, one of link directions, and the recorded series.
 
 use crate::net::link::LinkStats;
+use crate::net::packet_log::PacketRecord;
+use crate::packet::Kind;
 use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation};
+use crate::time::SimTime;
 use crate::trace::Series;
 
 #[derive(Clone, Debug)]
@@ -45,6 +48,12 @@ impl Table {
             _ => panic!("no u64 column {name}"),
         }
     }
+    pub fn strs(&self, name: &str) -> &[String] {
+        match self.get(name) {
+            Some(Column::Str(v)) => v,
+            _ => panic!("no string column {name}"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -68,6 +77,9 @@ pub struct Results {
     pub flows: Table,
     pub queues: Table,
     pub series: Vec<(SeriesName, Series)>,
+    /// One row per event of a packet at a traced link direction (`net/packet_log.rs`), in time
+    /// order; no rows when no link is traced.
+    pub packets: Table,
 }
 
 /// One flow's summary, before it is split into columns.
@@ -319,10 +331,68 @@ pub fn collect(sim: &mut Simulation) -> Results {
         packets_peak: sim.packets_peak() as u64,
     };
     let series = sim.take_recorder().into_series();
+    let packets = packets_table(sim, now);
     Results {
         meta,
         flows,
         queues,
         series,
+        packets,
     }
+}
+
+/// The traced directions' packet records up to `now`, in time order (ties in the order of the
+/// directions, then as each recorded them). A packet still propagating at `now` has no `r`.
+fn packets_table(sim: &Simulation, now: SimTime) -> Table {
+    let mut rows: Vec<(usize, &PacketRecord)> = sim
+        .links
+        .iter()
+        .enumerate()
+        .filter_map(|(d, l)| l.packet_log().map(|log| (d, log)))
+        .flat_map(|(d, log)| log.records.iter().map(move |r| (d, r)))
+        .filter(|(_, r)| r.at <= now)
+        .collect();
+    rows.sort_by_key(|(_, r)| r.at); // stable: ties keep the order above
+    let nodes = &sim.names.nodes;
+    let text = |f: &dyn Fn(usize, &PacketRecord) -> String| -> Vec<String> {
+        rows.iter().map(|&(d, r)| f(d, r)).collect()
+    };
+    let num =
+        |f: &dyn Fn(&PacketRecord) -> u64| -> Vec<u64> { rows.iter().map(|(_, r)| f(r)).collect() };
+    let mut t = Table::default();
+    t.f64(
+        "time_s",
+        rows.iter().map(|(_, r)| r.at.as_secs_f64()).collect(),
+    );
+    t.str("event", text(&|_, r| r.event.letter().to_string()));
+    t.str("cause", text(&|_, r| r.event.cause().to_string()));
+    t.str("link", text(&|d, _| sim.link_name(d).to_string()));
+    t.str(
+        "from",
+        text(&|d, _| nodes[sim.links[d].from as usize].to_string()),
+    );
+    t.str(
+        "to",
+        text(&|d, _| nodes[sim.links[d].to as usize].to_string()),
+    );
+    t.str(
+        "flow",
+        text(&|_, r| sim.names.flows[r.flow as usize].to_string()),
+    );
+    let kind = |k: Kind| match k {
+        Kind::TcpData => "tcp",
+        Kind::TcpAck => "ack",
+        Kind::Udp => "udp",
+    };
+    t.str("kind", text(&|_, r| kind(r.kind).to_string()));
+    t.u64("size", num(&|r| r.size as u64));
+    t.u64("payload", num(&|r| r.payload as u64));
+    t.u64("seq", num(&|r| r.seq as u64));
+    t.u64("ack", num(&|r| r.ack as u64));
+    t.u64("ce", num(&|r| r.ce as u64));
+    t.f64(
+        "sent_s",
+        rows.iter().map(|(_, r)| r.sent.as_secs_f64()).collect(),
+    );
+    t
 }

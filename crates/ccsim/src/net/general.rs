@@ -290,7 +290,12 @@ impl General {
             });
             let reach = at + w.delay;
             match &mut self.hand_on {
-                _ if lost => drops.push(tx.pkt),
+                _ if lost => {
+                    if let Queue::Traced(t) = &mut self.queue {
+                        t.note_loss(at, tx.pkt, arena);
+                    }
+                    drops.push(tx.pkt);
+                }
                 Some(h) if h.hands_on(dst) => {
                     h.out.push((
                         reach,

@@ -44,8 +44,9 @@ use super::express_red::ExpressRed;
 use super::fifo::FifoLine;
 use super::general::General;
 use super::loss::{LossModel, WireLoss};
+use super::packet_log::PacketLog;
 use crate::packet::{PacketArena, PktId};
-use crate::queue::{DropTail, Queue, QueueDiscipline, Red};
+use crate::queue::{DropTail, Queue, QueueDiscipline, Red, Traced};
 use crate::rng::Rng;
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
@@ -267,6 +268,26 @@ impl LinkDir {
                 self.rare_on_offer = true;
             }
             _ => {}
+        }
+    }
+
+    /// Traces the direction's packets (`packet_log.rs`) by wrapping its discipline, which
+    /// keeps it on the general path; call before `use_express`.
+    pub fn log_packets(&mut self) {
+        if let Path::General(g) = &mut self.path {
+            let inner = std::mem::replace(&mut g.queue, Queue::DropTail(DropTail::packets(1)));
+            g.queue = Queue::Traced(Box::new(Traced::new(inner, self.rate, self.delay)));
+        }
+    }
+
+    /// The direction's packet trace, where it keeps one.
+    pub fn packet_log(&self) -> Option<&PacketLog> {
+        match &self.path {
+            Path::General(g) => match &g.queue {
+                Queue::Traced(t) => Some(&t.log),
+                _ => None,
+            },
+            Path::Express(_) => None,
         }
     }
 

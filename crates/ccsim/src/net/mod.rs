@@ -6,5 +6,6 @@ mod general;
 mod inbound;
 pub mod link;
 pub mod loss;
+pub mod packet_log;
 mod ring;
 pub mod routing;

@@ -500,6 +500,27 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         }
     }
     let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
+    for (i, name) in sc.trace.packets.iter().enumerate() {
+        let all = name == "*";
+        let mut found = false;
+        for (l, link) in net.links.iter().enumerate() {
+            if all || link.name == *name {
+                links[2 * l].log_packets();
+                links[2 * l + 1].log_packets();
+                found = true;
+            }
+        }
+        if !found && !all {
+            let known: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
+            return err(
+                format!("trace.packets[{i}]"),
+                format!(
+                    "no link named \"{name}\"; links are: {}, or \"*\"",
+                    known.join(", ")
+                ),
+            );
+        }
+    }
 
     // Each `tcp_arrivals` entry becomes its transfers (`arrivals.rs`), each flow keeping the
     // path of the entry it came from.

@@ -534,6 +534,11 @@ pub struct TraceSpec {
     /// Bin width of the throughput series (default 100 ms).
     #[serde(default)]
     pub throughput_bin: Option<Duration>,
+    /// Links whose packets are traced, both directions: every packet's enqueue, dequeue, drop
+    /// and arrival at the far node, as ns-2's trace files (`net/packet_log.rs`); "*" for
+    /// every link.
+    #[serde(default)]
+    pub packets: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]

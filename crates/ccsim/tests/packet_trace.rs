@@ -1,0 +1,225 @@
+//! Packet traces (`trace.packets`, `net/packet_log.rs`): tracing changes no result; the records
+//! agree with the link's counters (arrivals, drops by cause, departures); a FIFO's packets
+//! leave in the order they came, each reaching the far node one serialisation and one
+//! propagation delay after it left the queue; unknown links are refused by name. Every run
+//! checks packet conservation and determinism.
+
+mod common;
+
+use ccsim::results::Results;
+use common::{assert_same_tables, dumbbell, run_deterministic};
+
+/// Two Reno flows (one with ECN) and 2 Mb/s of CBR on a 10 Mb/s, 20 ms dumbbell whose
+/// bottleneck has `queue` and `loss` (JSON members after the queue), for 20 s, tracing the
+/// packets of `traced` (a JSON list).
+fn scenario(queue: &str, loss: &str, traced: &str) -> String {
+    let flows = r#"{"kind":"tcp","name":"a","src":"s0","dst":"d0","tcp":{"cc":"reno"}},
+        {"kind":"tcp","name":"b","src":"s1","dst":"d1","start":1,"tcp":{"cc":"reno","ecn":true}},
+        {"kind":"cbr","name":"c","src":"s2","dst":"d2","rate":"2Mbps"}"#;
+    let json = dumbbell(
+        "linux",
+        3,
+        "10Mbps",
+        20.0,
+        queue,
+        20.0,
+        flows,
+        &format!(r#""packets":{traced}"#),
+    );
+    json.replace(
+        &format!(r#""queue":{queue}"#),
+        &format!(r#""queue":{queue}{loss}"#),
+    )
+}
+
+const QUEUES: [(&str, &str); 4] = [
+    (r#"{"kind":"droptail","limit":30}"#, ""),
+    (r#"{"kind":"red","limit":60,"ecn":true}"#, ""),
+    (r#"{"kind":"codel","limit":60}"#, ""),
+    (
+        r#"{"kind":"droptail","limit":30}"#,
+        r#","loss":{"kind":"bernoulli","p":0.01}"#,
+    ),
+];
+
+/// The rows of `r.packets` for one direction of a link.
+struct Dir<'a> {
+    r: &'a Results,
+    rows: Vec<usize>,
+}
+
+impl<'a> Dir<'a> {
+    fn of(r: &'a Results, link: &str, from: &str) -> Dir<'a> {
+        let p = &r.packets;
+        let (links, froms) = (p.strs("link"), p.strs("from"));
+        let rows = (0..links.len())
+            .filter(|&i| links[i] == link && froms[i] == from)
+            .collect();
+        Dir { r, rows }
+    }
+
+    fn count(&self, event: &str, cause: &str) -> u64 {
+        let (e, c) = (self.r.packets.strs("event"), self.r.packets.strs("cause"));
+        self.rows
+            .iter()
+            .filter(|&&i| e[i] == event && (cause == "*" || c[i] == cause))
+            .count() as u64
+    }
+
+    /// A packet's identity: flow, kind, sequence and acknowledgement numbers, send time.
+    fn id(&self, i: usize) -> (String, String, u64, u64, u64) {
+        let p = &self.r.packets;
+        (
+            p.strs("flow")[i].clone(),
+            p.strs("kind")[i].clone(),
+            p.u64s("seq")[i],
+            p.u64s("ack")[i],
+            (p.f64s("sent_s")[i] * 1e9).round() as u64,
+        )
+    }
+
+    fn with(&self, event: &str) -> Vec<usize> {
+        let e = self.r.packets.strs("event");
+        self.rows
+            .iter()
+            .copied()
+            .filter(|&i| e[i] == event)
+            .collect()
+    }
+}
+
+/// The queues-table row of a direction.
+fn queue_row(r: &Results, link: &str, from: &str) -> usize {
+    let (l, f) = (r.queues.strs("link"), r.queues.strs("from"));
+    (0..l.len())
+        .find(|&i| l[i] == link && f[i] == from)
+        .unwrap()
+}
+
+#[test]
+fn tracing_changes_no_result() {
+    for (queue, loss) in QUEUES {
+        let plain = run_deterministic(&scenario(queue, loss, "[]"));
+        assert_eq!(plain.packets.columns.len(), 14);
+        assert_eq!(plain.packets.f64s("time_s").len(), 0);
+        let traced = run_deterministic(&scenario(queue, loss, r#"["bottleneck","access_s0"]"#));
+        assert_same_tables(&traced, &plain, &format!("traced {queue}{loss}"));
+        assert!(!traced.packets.f64s("time_s").is_empty());
+    }
+}
+
+#[test]
+fn records_agree_with_the_counters() {
+    for (queue, loss) in QUEUES {
+        let r = run_deterministic(&scenario(queue, loss, r#"["*"]"#));
+        let t = r.packets.f64s("time_s");
+        assert!(t.windows(2).all(|w| w[0] <= w[1]), "time order");
+        assert!(t.iter().all(|&x| x <= 20.0));
+        for (link, from) in [
+            ("bottleneck", "left"),
+            ("bottleneck", "right"),
+            ("access_s1", "s1"),
+        ] {
+            let d = Dir::of(&r, link, from);
+            let q = queue_row(&r, link, from);
+            let col = |c: &str| r.queues.u64s(c)[q];
+            let what = format!("{queue}{loss} {link} from {from}");
+            assert_eq!(d.count("+", "*"), col("arrivals"), "{what}");
+            assert_eq!(d.count("d", "overflow"), col("drops_overflow"), "{what}");
+            assert_eq!(d.count("d", "early"), col("drops_early"), "{what}");
+            assert_eq!(d.count("d", "forced"), col("drops_forced"), "{what}");
+            assert_eq!(d.count("d", "loss"), col("drops_loss"), "{what}");
+            // Dequeued: departed, or on the transmitter at the end.
+            let left = d.count("-", "*");
+            assert!(
+                left == col("departures") || left == col("departures") + 1,
+                "{what}"
+            );
+            // Received: every dequeued packet that was not lost, less those that had not
+            // reached the far node by the end (on the bottleneck, 10 Mb/s and 20 ms, when
+            // each gets there is known from its dequeue).
+            if link == "bottleneck" {
+                let lost: std::collections::HashSet<_> = d
+                    .with("d")
+                    .into_iter()
+                    .filter(|&i| r.packets.strs("cause")[i] == "loss")
+                    .map(|i| d.id(i))
+                    .collect();
+                let p = &r.packets;
+                let late = d
+                    .with("-")
+                    .into_iter()
+                    .filter(|&i| !lost.contains(&d.id(i)))
+                    .filter(|&i| {
+                        p.f64s("time_s")[i] + p.u64s("size")[i] as f64 * 8e-7 + 0.02 > 20.0
+                    })
+                    .count() as u64;
+                let arrived = d.count("r", "*");
+                assert_eq!(arrived + lost.len() as u64 + late, left, "{what}");
+            }
+        }
+        // Every CE mark made at the bottleneck shows on a dequeued packet.
+        if queue.contains("\"ecn\":true") {
+            let d = Dir::of(&r, "bottleneck", "left");
+            let ce = d
+                .with("-")
+                .iter()
+                .filter(|&&i| r.packets.u64s("ce")[i] == 1)
+                .count();
+            assert_eq!(
+                ce as u64,
+                r.queues.u64s("marks")[queue_row(&r, "bottleneck", "left")]
+            );
+        }
+    }
+}
+
+/// 10 Mb/s, 20 ms: a 1000-byte CBR packet takes 800 µs to serialise and arrives 20.8 ms after
+/// it left the queue; a FIFO serves its packets in the order they came.
+#[test]
+fn a_fifo_keeps_order_and_each_packet_arrives_a_serialisation_and_a_delay_after_it_left() {
+    let r = run_deterministic(&scenario(QUEUES[0].0, "", r#"["bottleneck"]"#));
+    let d = Dir::of(&r, "bottleneck", "left");
+    let dropped: std::collections::HashSet<_> = d.with("d").iter().map(|&i| d.id(i)).collect();
+    let came: Vec<_> = d
+        .with("+")
+        .iter()
+        .map(|&i| d.id(i))
+        .filter(|x| !dropped.contains(x))
+        .collect();
+    let left: Vec<_> = d.with("-").iter().map(|&i| d.id(i)).collect();
+    assert_eq!(came[..left.len()], left[..]);
+    assert!(!dropped.is_empty());
+    let p = &r.packets;
+    let out: std::collections::HashMap<_, f64> = d
+        .with("-")
+        .iter()
+        .map(|&i| (d.id(i), p.f64s("time_s")[i]))
+        .collect();
+    let arrivals = d.with("r");
+    assert!(arrivals.len() > 1000);
+    for i in arrivals {
+        let tx = p.u64s("size")[i] as f64 * 8.0 / 10e6;
+        let expect = out[&d.id(i)] + tx + 0.020;
+        assert!((p.f64s("time_s")[i] - expect).abs() < 1e-9, "{:?}", d.id(i));
+    }
+    let cbr = d
+        .with("r")
+        .into_iter()
+        .find(|&i| p.strs("kind")[i] == "udp")
+        .unwrap();
+    assert_eq!((p.u64s("size")[cbr], p.u64s("payload")[cbr]), (1000, 972));
+}
+
+#[test]
+fn unknown_links_are_refused_by_name() {
+    let json = scenario(QUEUES[0].0, "", r#"["bottleneck","core"]"#);
+    let e = ccsim::scenario::load(&json)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.starts_with("trace.packets[1]: no link named \"core\"; links are: bottleneck, "),
+        "{e}"
+    );
+}
