@@ -44,6 +44,7 @@ def synthetic_results(name: str = "synthetic", duration: float = 10.0) -> dict:
         "rtt_min_s": col([0.042, 0.042, nan], "<f8"),
         "rtt_max_s": col([0.1, 0.12, nan], "<f8"),
         "rtt_samples": col([3400, 3000, 0], "<u8"),
+        "size_bytes": col([0, 2_000_000, 0], "<u8"),
         "completion_s": col([nan, 4.25, nan], "<f8"),
         "cwnd_final": col([17.5, 9.0, nan], "<f8"),
         "ecn": col([0, 0, 0], "<u8"),

@@ -16,7 +16,7 @@ FLOW_COLUMNS = [
     "flow", "kind", "src", "dst", "cc", "recovery", "start_s", "end_s", "bytes_sent",
     "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped", "goodput_bps",
     "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s", "rtt_min_s",
-    "rtt_max_s", "rtt_samples", "completion_s", "cwnd_final", "ecn", "ecn_reductions",
+    "rtt_max_s", "rtt_samples", "size_bytes", "completion_s", "cwnd_final", "ecn", "ecn_reductions",
     "ce_marks", "acns", "acns_freezes", "acns_fallbacks", "acns_trend_keep",
     "acns_trend_fallback", "acns_trend_decrease", "owd_mean_s", "owd_max_s",
 ]  # fmt: skip
@@ -150,6 +150,7 @@ def test_poisson_transfers_report_completion_times():
     assert list(r.flows["flow"][:2]) == ["web.0", "web.1"]
     assert 60 < len(r.flows) < 140  # 4 per second for 25 s: 100
     assert (r.flows["bytes_delivered"] == 50_000).all()
+    assert (r.flows["size_bytes"] == 50_000).all()
     assert r.flows["completion_s"].between(0.05, 5).all()
     # The summary gives the transfers one row, with their mean completion time.
     assert r.transfer_groups() == ["web"] * len(r.flows)

@@ -81,6 +81,7 @@ def _transfers() -> Result:
             "kind": ["tcp"] * 7,
             "completion_s": [nan, 0.1, 0.2, 0.3, nan, 0.5, 2.0],
             "bytes_delivered": [9e9, 1000, 5000, 200_000, 300, 1_000_000, 50],
+            "size_bytes": [0, 1000, 5000, 200_000, 8000, 1_000_000, 50],
         }
     )
     scenario = {
@@ -108,9 +109,13 @@ def test_completion_times_per_entry_worked_by_hand():
 def test_completion_times_by_size():
     t = completion_times(_transfers(), "web", size_bins=[0, 10e3, 2e6], quantiles=[0.5])
     assert list(t["size"]) == ["[0, 10000)", "[10000, 2e+06)"]
+    # web.3 (8 kB) is unfinished: started in the first range, completed in none.
+    assert list(t["transfers"]) == [3, 2]
     assert list(t["completed"]) == [2, 2]
     assert list(t["mean_s"]) == pytest.approx([0.15, 0.4])
-    assert list(t.columns) == ["group", "size", "completed", "mean_s", "p50_s", "max_s"]
+    assert list(t.columns) == [
+        "group", "size", "transfers", "completed", "mean_s", "p50_s", "max_s",
+    ]  # fmt: skip
 
 
 def test_completion_times_of_an_entry_without_transfers():

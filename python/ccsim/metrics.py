@@ -110,9 +110,8 @@ def completion_times(
     and largest ones are missing from the statistics, so leave them time to finish.
 
     With ``size_bins`` (byte edges, e.g. ``[0, 100e3, 1e6, float("inf")]``) there is a row per
-    entry and size range ``[low, high)`` over the completed transfers of that size (a
-    completed transfer's size is the bytes it delivered; an unfinished one's is not known, so
-    it is in no range).
+    entry and size range ``[low, high)`` (``size``), by each transfer's ``size_bytes``, with the
+    same columns over the transfers of that size.
     """
     groups = result.transfer_groups()
     names = [
@@ -139,10 +138,14 @@ def completion_times(
         if edges is None:
             rows.append({"group": name, "transfers": len(sel), **_stats(done, quantiles)})
             continue
-        size = done["bytes_delivered"].to_numpy(dtype=float)
+        size = sel["size_bytes"].to_numpy(dtype=float)
         for lo, hi in zip(edges, edges[1:]):
-            part = done[(size >= lo) & (size < hi)]
-            rows.append({"group": name, "size": f"[{lo:g}, {hi:g})", **_stats(part, quantiles)})
+            part = sel[(size >= lo) & (size < hi)]
+            done = part[np.isfinite(part["completion_s"].to_numpy(dtype=float))]
+            label = f"[{lo:g}, {hi:g})"
+            rows.append(
+                {"group": name, "size": label, "transfers": len(part), **_stats(done, quantiles)}
+            )
     return pd.DataFrame(rows)
 
 

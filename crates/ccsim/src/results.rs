@@ -100,6 +100,7 @@ struct FlowRow {
     rtt_min: f64,
     rtt_max: f64,
     rtt_samples: u64,
+    size: u64,
     completion: f64,
     cwnd: f64,
     ecn: u64,
@@ -118,9 +119,9 @@ struct FlowRow {
 fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
     let now = sim.now;
     let info = &sim.info[i];
-    let completion = match &sim.flows[i] {
-        FlowSlot::Tcp(t) => t.receiver.completed_at(),
-        FlowSlot::Udp(_) => None,
+    let (size, completion) = match &sim.flows[i] {
+        FlowSlot::Tcp(t) => (t.receiver.size(), t.receiver.completed_at()),
+        FlowSlot::Udp(_) => (None, None),
     };
     // The active period ends at completion, at the application's stop, or at the end.
     let end = completion.or(info.stop.get()).unwrap_or(now).min(now);
@@ -149,6 +150,7 @@ fn flow_row(sim: &Simulation, i: usize) -> FlowRow {
         rtt_min: f64::NAN,
         rtt_max: f64::NAN,
         rtt_samples: 0,
+        size: size.unwrap_or(0),
         completion: completion
             .map(|t| (t - info.start).as_secs_f64())
             .unwrap_or(f64::NAN),
@@ -253,6 +255,7 @@ pub fn collect(sim: &mut Simulation) -> Results {
     flows.f64("rtt_min_s", f(|r| r.rtt_min));
     flows.f64("rtt_max_s", f(|r| r.rtt_max));
     flows.u64("rtt_samples", u(|r| r.rtt_samples));
+    flows.u64("size_bytes", u(|r| r.size));
     flows.f64("completion_s", f(|r| r.completion));
     flows.f64("cwnd_final", f(|r| r.cwnd));
     flows.u64("ecn", u(|r| r.ecn));

@@ -95,6 +95,11 @@ impl Receiver {
     }
 
     /// When the whole flow had arrived, for a finite one that has.
+    /// Bytes the flow transfers, if finite.
+    pub fn size(&self) -> Option<u64> {
+        self.size.get()
+    }
+
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at.get()
     }
