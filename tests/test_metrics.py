@@ -129,6 +129,8 @@ def test_completion_times_of_an_entry_without_transfers():
 def test_completion_times_rejects():
     with pytest.raises(KeyError, match=r"entries: web, dl"):
         completion_times(_transfers(), "bulk")
+    with pytest.raises(ValueError, match=r"1 of 'web'.s transfers are outside size_bins"):
+        completion_times(_transfers(), "web", size_bins=[0, 1e6])  # web.4 is 1 MB
     with pytest.raises(ValueError, match="increasing"):
         completion_times(_transfers(), size_bins=[10, 5])
     with pytest.raises(ValueError, match="outside 0..1"):

@@ -139,6 +139,13 @@ def completion_times(
             rows.append({"group": name, "transfers": len(sel), **_stats(done, quantiles)})
             continue
         size = sel["size_bytes"].to_numpy(dtype=float)
+        outside = int(((size < edges[0]) | (size >= edges[-1])).sum())
+        if outside:
+            raise ValueError(
+                f"{outside} of {name!r}'s transfers are outside size_bins "
+                f"[{edges[0]:g}, {edges[-1]:g}) (a capped size equals its max): "
+                "widen the last edge, e.g. to float('inf')"
+            )
         for lo, hi in zip(edges, edges[1:]):
             part = sel[(size >= lo) & (size < hi)]
             done = part[np.isfinite(part["completion_s"].to_numpy(dtype=float))]

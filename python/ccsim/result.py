@@ -38,6 +38,13 @@ def decode_column(column: Any) -> np.ndarray | list:
     raise TypeError(f"unexpected column of type {type(column).__name__}")
 
 
+# The packet trace's columns (`Result.packets`), as the core writes them.
+PACKET_COLUMNS = [
+    "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload", "seq",
+    "ack", "ce", "sent_s",
+]  # fmt: skip
+
+
 def decode_table(columns: dict[str, Any]) -> pd.DataFrame:
     """Builds a DataFrame from a dict of core columns, checking they have one length."""
     decoded = {name: decode_column(col) for name, col in columns.items()}
@@ -116,7 +123,7 @@ class Result:
         self.flows = flows
         self.queues = queues
         self._traces = traces
-        self.packets = packets if packets is not None else pd.DataFrame()
+        self.packets = packets if packets is not None else pd.DataFrame(columns=PACKET_COLUMNS)
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:

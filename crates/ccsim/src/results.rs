@@ -1,7 +1,7 @@
 //! Results as columns: one table of flows, one of link directions, and the recorded series.
 
 use crate::net::link::LinkStats;
-use crate::net::packet_log::PacketRecord;
+use crate::net::packet_log::{PacketEvent, PacketRecord};
 use crate::packet::Kind;
 use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation};
@@ -344,8 +344,8 @@ pub fn collect(sim: &mut Simulation) -> Results {
     }
 }
 
-/// The traced directions' packet records up to `now`, in time order (ties in the order of the
-/// directions, then as each recorded them). A packet still propagating at `now` has no `r`.
+/// The traced directions' packet records up to `now`, in time order. A packet still
+/// propagating at `now` has no `r`.
 fn packets_table(sim: &Simulation, now: SimTime) -> Table {
     let mut rows: Vec<(usize, &PacketRecord)> = sim
         .links
@@ -355,7 +355,16 @@ fn packets_table(sim: &Simulation, now: SimTime) -> Table {
         .flat_map(|(d, log)| log.records.iter().map(move |r| (d, r)))
         .filter(|(_, r)| r.at <= now)
         .collect();
-    rows.sort_by_key(|(_, r)| r.at); // stable: ties keep the order above
+    // At one time, cause before effect: a packet reaches a node (`r`), joins the next queue
+    // (`+`), is dropped there or leaves it (`d`, `-`); then by direction, then as recorded
+    // (the sort is stable).
+    let rank = |e: PacketEvent| match e {
+        PacketEvent::Receive => 0,
+        PacketEvent::Enqueue => 1,
+        PacketEvent::Drop(_) => 2,
+        PacketEvent::Dequeue => 3,
+    };
+    rows.sort_by_key(|(_, r)| (r.at, rank(r.event)));
     let nodes = &sim.names.nodes;
     let text = |f: &dyn Fn(usize, &PacketRecord) -> String| -> Vec<String> {
         rows.iter().map(|&(d, r)| f(d, r)).collect()

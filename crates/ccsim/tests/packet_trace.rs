@@ -113,7 +113,12 @@ fn records_agree_with_the_counters() {
     for (queue, loss) in QUEUES {
         let r = run_deterministic(&scenario(queue, loss, r#"["*"]"#));
         let t = r.packets.f64s("time_s");
-        assert!(t.windows(2).all(|w| w[0] <= w[1]), "time order");
+        let rank = |e: &str| ["r", "+", "d", "-"].iter().position(|x| *x == e).unwrap();
+        let e = r.packets.strs("event");
+        assert!(
+            (1..t.len()).all(|i| (t[i - 1], rank(&e[i - 1])) <= (t[i], rank(&e[i]))),
+            "time, then cause before effect"
+        );
         assert!(t.iter().all(|&x| x <= 20.0));
         for (link, from) in [
             ("bottleneck", "left"),
@@ -209,6 +214,20 @@ fn a_fifo_keeps_order_and_each_packet_arrives_a_serialisation_and_a_delay_after_
         .find(|&i| p.strs("kind")[i] == "udp")
         .unwrap();
     assert_eq!((p.u64s("size")[cbr], p.u64s("payload")[cbr]), (1000, 972));
+}
+
+#[test]
+fn a_link_named_twice_is_traced_once() {
+    let once = run_deterministic(&scenario(QUEUES[0].0, "", r#"["bottleneck"]"#));
+    let twice = run_deterministic(&scenario(QUEUES[0].0, "", r#"["bottleneck","*"]"#));
+    let bottleneck = |r: &Results| {
+        let links = r.packets.strs("link");
+        (0..links.len())
+            .filter(|&i| links[i] == "bottleneck")
+            .count()
+    };
+    assert_eq!(bottleneck(&once), once.packets.strs("link").len());
+    assert_eq!(bottleneck(&twice), bottleneck(&once));
 }
 
 #[test]

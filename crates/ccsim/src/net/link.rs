@@ -275,6 +275,9 @@ impl LinkDir {
     /// keeps it on the general path; call before `use_express`.
     pub fn log_packets(&mut self) {
         if let Path::General(g) = &mut self.path {
+            if matches!(g.queue, Queue::Traced(_)) {
+                return; // named twice, or by "*" too
+            }
             let inner = std::mem::replace(&mut g.queue, Queue::DropTail(DropTail::packets(1)));
             g.queue = Queue::Traced(Box::new(Traced::new(inner, self.rate, self.delay)));
         }

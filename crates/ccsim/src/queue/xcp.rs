@@ -30,9 +30,9 @@
 //!
 //! With `virtual_queues`, the router is ns-2.35's `Queue/XCP` (`xcp/xcp.cc`, spec §11.3):
 //! XCP packets (data and the ACKs that echo a header), other TCP packets and everything else
-//! wait in three queues of `limit` packets each — the XCP one a FIFO under the controllers,
-//! the other two RED with ns-2's defaults — and the link takes a packet from each non-empty
-//! queue in turn (ns-2's weighted round robin, whose weights of 0.5 and 0 are below one packet
+//! wait in three queues — the XCP one a FIFO of `limit` packets under the controllers, the
+//! other two RED with ns-2's defaults, which count in 500-byte units, so `limit`·500 bytes —
+//! and the link takes a packet from each non-empty queue in turn (ns-2's weighted round robin, whose weights of 0.5 and 0 are below one packet
 //! and so give each queue a packet a turn). The controllers see only the XCP queue: its
 //! arrivals are the input traffic and its backlog the queue. They allocate `xcp_share` of the
 //! capacity: ns-2 gives them all of it unless `tcp_xcp_on_` is set, which halves it, and without
@@ -160,7 +160,8 @@ impl Xcp {
         let mut x = Xcp {
             fifo: DropTail::packets(p.limit),
             others: None,
-            turn: 0,
+            // ns-2's `qToDq_` starts at the XCP queue and moves on before its first dequeue.
+            turn: 1,
             sums: Sums::default(),
             c: Control {
                 d: p.initial_interval.as_secs_f64(),
@@ -686,7 +687,9 @@ mod tests {
     }
 
     /// XCP packets, plain TCP (data and ACKs) and UDP wait apart and leave one a turn, in the
-    /// order XCP, TCP, other, skipping empty queues (ns-2's `XCPWrapQ::queueToDeque`).
+    /// order XCP, TCP, other, skipping empty queues (ns-2's `XCPWrapQ::queueToDeque`). The
+    /// RED queues here are in packets, with thresholds that decide nothing (ns-2's, which the
+    /// router gets from `aqm.rs`, are in bytes: `tests/xcp.rs` runs those).
     #[test]
     fn virtual_queues_take_turns_a_packet_each() {
         let mut h = Harness::new();
@@ -705,10 +708,11 @@ mod tests {
         while let Some(p) = q.dequeue(&mut h.ctx(t)) {
             order.push(p);
         }
-        assert_eq!(order, [x1, t1, u1, x2, t2]);
-        // After TCP's packet the turn was the other queue's; the loop's last call found every
-        // queue empty, asked that one, and passed the turn on to XCP's.
-        assert_eq!(q.turn, 0);
+        // TCP's turn first, as ns-2's first dequeue moves on from the XCP queue.
+        assert_eq!(order, [t1, u1, x1, t2, x2]);
+        // After XCP's packet the turn was TCP's; the loop's last call found every queue empty,
+        // asked TCP's, and passed the turn on to the other queue.
+        assert_eq!(q.turn, 2);
         let (t3, x3) = (
             tcp_pkt(&mut h, 1, Kind::TcpData),
             xcp_pkt(&mut h, 0, 1e4, 0.1, t),

@@ -220,9 +220,10 @@ pub struct XcpSpec {
     /// the input rate reaches capacity or this many packets wait (`Q_th`). Default: off.
     #[serde(default)]
     pub congestion_threshold: Option<u32>,
-    /// ns-2.35's `Queue/XCP`: XCP, other TCP and other traffic in three queues of `limit`
-    /// packets (the last two RED with ns-2's defaults) served a packet at a time in turn, the
-    /// controllers seeing only the XCP queue. Default false: one FIFO, as in the paper.
+    /// ns-2.35's `Queue/XCP`: XCP, other TCP and other traffic in three queues (`limit`
+    /// packets; the last two RED with ns-2's defaults, in bytes: `limit`·500) served a packet
+    /// at a time in turn, the controllers seeing only the XCP queue. Default false: one FIFO,
+    /// as in the paper.
     #[serde(default)]
     pub virtual_queues: Option<bool>,
     /// Share of the capacity the controllers allocate, in (0, 1]. Default 1; ns-2's

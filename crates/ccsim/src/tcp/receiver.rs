@@ -94,12 +94,12 @@ impl Receiver {
         }
     }
 
-    /// When the whole flow had arrived, for a finite one that has.
     /// Bytes the flow transfers, if finite.
     pub fn size(&self) -> Option<u64> {
         self.size.get()
     }
 
+    /// When the whole flow had arrived, for a finite one that has.
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at.get()
     }
