@@ -312,8 +312,20 @@ class Explicit(_Builder):
 # --- flows -----------------------------------------------------------------------------------
 
 
+class _WithTcp(_Builder):
+    """A flow builder whose keyword TCP settings go to a ``tcp`` table, left out when empty."""
+
+    tcp: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not self.tcp:
+            del out["tcp"]
+        return out
+
+
 @dataclass(init=False)
-class TcpFlow(_Builder):
+class TcpFlow(_WithTcp):
     """A TCP connection; keyword TCP settings (``cc``, ``recovery``, ``mss``, ...) go to the
     ``tcp`` table, and only those given (not ``None``) are emitted."""
 
@@ -340,15 +352,9 @@ class TcpFlow(_Builder):
         self.start, self.stop, self.size = start, stop, size
         self.tcp = {k: v for k, v in tcp_settings.items() if v is not None}
 
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        if not self.tcp:
-            del out["tcp"]
-        return out
-
 
 @dataclass(init=False)
-class TcpArrivals(_Builder):
+class TcpArrivals(_WithTcp):
     """Finite TCP transfers arriving as a Poisson process of ``arrival_rate`` per second from
     ``start`` until ``stop``, becoming flows ``name.0``, ``name.1``, ... in arrival order.
     ``size`` is a size (``"100kB"``) or a table such as ``{"distribution": "pareto", "mean":
@@ -380,12 +386,6 @@ class TcpArrivals(_Builder):
         self.arrival_rate, self.size = arrival_rate, size
         self.start, self.stop = start, stop
         self.tcp = {k: v for k, v in tcp_settings.items() if v is not None}
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        if not self.tcp:
-            del out["tcp"]
-        return out
 
 
 @dataclass
