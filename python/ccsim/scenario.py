@@ -390,7 +390,9 @@ class TcpArrivals(_WithTcp):
 
 @dataclass
 class CbrFlow(_Builder):
-    """Constant-bit-rate UDP; ``packet_size`` counts headers (default 1000 bytes)."""
+    """Constant-bit-rate UDP; ``packet_size`` counts headers (default 1000 bytes); ``random``
+    and ``max_packets`` are ns-2's ``random_`` (gaps jittered by ±half the interval) and
+    ``maxpkts_``."""
 
     kind: ClassVar[str] = "cbr"
     name: str
@@ -401,6 +403,8 @@ class CbrFlow(_Builder):
     start: Quantity | None = None
     stop: Quantity | None = None
     dscp: int = 0
+    random: bool | None = None
+    max_packets: int | None = None
 
 
 @dataclass

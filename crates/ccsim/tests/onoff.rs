@@ -1,7 +1,8 @@
-//! On-off UDP sources end to end (ns-2's `Exponential` and `Pareto` traffic, `app/onoff.rs`):
+//! UDP sources end to end. On-off (ns-2's `Exponential` and `Pareto` traffic, `app/onoff.rs`):
 //! the long-run rate the burst and idle means give, Poisson-like traffic with `on = 0`, bursts
 //! that overflow a queue a constant-rate source of the same mean never fills, and each
-//! source's own random stream. Every run checks packet conservation and determinism.
+//! source's own random stream. CBR (`app/udp.rs`): ns-2's `random_` jitter and `maxpkts_`.
+//! Every run checks packet conservation and determinism.
 
 mod common;
 
@@ -172,4 +173,59 @@ fn bad_settings_name_the_field() {
     );
     let e = err(r#""rate":"1Mbps","on":"1s","off":"1s","dscp":64"#);
     assert_eq!(e, "flows[0].dscp: must be from 0 to 63");
+}
+
+/// The gaps between a CBR source's packets as its first link takes them (packet trace), for
+/// CBR settings `settings` (JSON members), 1 Mb/s of 1000-byte packets: 8 ms apart.
+fn cbr_gaps(settings: &str) -> (Results, Vec<f64>) {
+    let flows = format!(
+        r#"{{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"1Mbps","packet_size":1000{settings}}}"#
+    );
+    let json = dumbbell(
+        "linux",
+        1,
+        "10Mbps",
+        10.0,
+        FIFO,
+        20.0,
+        &flows,
+        r#""packets":["access_s0"]"#,
+    );
+    let r = run_deterministic(&json);
+    let p = &r.packets;
+    let (ev, from, t) = (p.strs("event"), p.strs("from"), p.f64s("time_s"));
+    let times: Vec<f64> = (0..t.len())
+        .filter(|&i| ev[i] == "+" && from[i] == "s0")
+        .map(|i| t[i])
+        .collect();
+    let gaps = times.windows(2).map(|w| w[1] - w[0]).collect();
+    (r, gaps)
+}
+
+/// ns-2's `random_`: each gap is the 8 ms interval plus a uniform draw within ±4 ms, so gaps
+/// span 4–12 ms and average 8 ms; without it every gap is 8 ms. `maxpkts_` stops the source.
+#[test]
+fn cbr_jitter_and_packet_limit_are_ns2s() {
+    let (plain, gaps) = cbr_gaps("");
+    assert!(gaps.iter().all(|g| (g - 0.008).abs() < 1e-9));
+    assert_eq!(plain.flows.u64s("packets_sent"), [2500]); // 20 s / 8 ms
+    let (_, gaps) = cbr_gaps(r#","random":true"#);
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    assert!((mean - 0.008).abs() < 0.0002, "mean gap {mean}");
+    let (lo, hi) = gaps
+        .iter()
+        .fold((1.0f64, 0.0f64), |(a, b), &g| (a.min(g), b.max(g)));
+    assert!(
+        (0.004 - 1e-9..0.0045).contains(&lo) && (0.0115..=0.012 + 1e-9).contains(&hi),
+        "{lo}..{hi}"
+    );
+    let (capped, _) = cbr_gaps(r#","max_packets":100"#);
+    assert_eq!(capped.flows.u64s("packets_sent"), [100]);
+    let flows = r#"{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"1Mbps","max_packets":0}"#;
+    let json = dumbbell("linux", 1, "10Mbps", 10.0, FIFO, 1.0, flows, "");
+    let e = ccsim::scenario::load(&json)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert_eq!(e, "flows[0].max_packets: must be at least 1");
 }

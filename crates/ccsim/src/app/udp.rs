@@ -1,8 +1,11 @@
 //! A UDP source: fixed-size packets from `start` to `stop`, either at a constant bit rate or
-//! in on-off bursts at that rate (`onoff.rs`).
+//! in on-off bursts at that rate (`onoff.rs`). A CBR source is ns-2's `Application/Traffic/CBR`
+//! (`tools/cbr_traffic.cc`): it sends its first packet at its start; with `random_` each gap
+//! is the interval plus a uniform draw in ±half of it; it stops after `maxpkts_` packets.
 
 use super::OnOff;
 use crate::packet::{Kind, Packet};
+use crate::rng::Rng;
 use crate::tcp::Io;
 use crate::time::{Rate, SimTime};
 
@@ -18,6 +21,10 @@ pub struct UdpSource {
     pub dscp: u8,
     /// The bursts and idle periods of an on-off source; none for CBR.
     pub onoff: Option<Box<OnOff>>,
+    /// A CBR source's stream for jittered gaps (ns-2's `random_`), if it jitters.
+    pub jitter: Option<Box<Rng>>,
+    /// The most packets it sends (ns-2's `maxpkts_`).
+    pub max_packets: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
     pub packets_received: u64,
@@ -39,6 +46,8 @@ impl UdpSource {
             stop,
             dscp: 0,
             onoff: None,
+            jitter: None,
+            max_packets: u64::MAX,
             packets_sent: 0,
             bytes_sent: 0,
             packets_received: 0,
@@ -49,6 +58,18 @@ impl UdpSource {
     /// Marks its packets with DiffServ code point `dscp`.
     pub fn with_dscp(mut self, dscp: u8) -> Self {
         self.dscp = dscp;
+        self
+    }
+
+    /// Draws each gap from the interval ± half of it, from `rng` (ns-2's `random_`).
+    pub fn with_jitter(mut self, rng: Rng) -> Self {
+        self.jitter = Some(Box::new(rng));
+        self
+    }
+
+    /// Stops after `n` packets (ns-2's `maxpkts_`).
+    pub fn with_max_packets(mut self, n: u64) -> Self {
+        self.max_packets = n;
         self
     }
 
@@ -91,9 +112,13 @@ impl UdpSource {
         self.packets_sent += 1;
         self.bytes_sent += p.payload as u64;
         io.send(p);
-        let gap = match &mut self.onoff {
-            None => self.interval,
-            Some(o) => o.next_gap(self.interval),
+        if self.packets_sent >= self.max_packets {
+            return None;
+        }
+        let gap = match (&mut self.onoff, &mut self.jitter) {
+            (Some(o), _) => o.next_gap(self.interval),
+            (None, None) => self.interval,
+            (None, Some(r)) => jittered(self.interval, r.uniform()),
         };
         let next = io.now + gap;
         (next < self.stop).then_some(next)
@@ -102,5 +127,24 @@ impl UdpSource {
     pub fn on_receive(&mut self, payload: u32) {
         self.packets_received += 1;
         self.bytes_received += payload as u64;
+    }
+}
+
+/// ns-2's jittered CBR gap for uniform `u` in [0, 1): `interval·(1 + (u − ½))`, to the
+/// nanosecond.
+pub fn jittered(interval: SimTime, u: f64) -> SimTime {
+    SimTime::from_secs_f64(interval.as_secs_f64() * (0.5 + u))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jittered_gaps_span_half_to_one_and_a_half_intervals() {
+        let i = SimTime::from_millis(4);
+        assert_eq!(jittered(i, 0.0), SimTime::from_millis(2));
+        assert_eq!(jittered(i, 0.5), SimTime::from_millis(4));
+        assert_eq!(jittered(i, 0.75), SimTime::from_millis(5));
     }
 }

@@ -633,8 +633,19 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let (start, stop) = times(&c.start, &c.stop, path, end)?;
                 let size = udp_packet(path, c.packet_size, c.dscp)?;
                 info.push(udp_info("cbr", src, dst, start, stop));
-                let cbr = UdpSource::cbr(id, src, dst, c.rate.0, size, stop.unwrap_or(end));
-                flows.push(FlowSlot::Udp(cbr.with_dscp(c.dscp)));
+                let mut cbr = UdpSource::cbr(id, src, dst, c.rate.0, size, stop.unwrap_or(end))
+                    .with_dscp(c.dscp);
+                if c.random {
+                    // The flow's own stream, as an on-off source's (`rng.rs`).
+                    cbr = cbr.with_jitter(Rng::derive(sc.seed, &format!("app:{}", c.name)));
+                }
+                if let Some(n) = c.max_packets {
+                    if n == 0 {
+                        return err(format!("{path}.max_packets"), "must be at least 1");
+                    }
+                    cbr = cbr.with_max_packets(n);
+                }
+                flows.push(FlowSlot::Udp(cbr));
             }
             Flow::OnOff(o) => {
                 let (start, stop) = times(&o.start, &o.stop, path, end)?;

@@ -309,6 +309,12 @@ pub struct CbrFlow {
     /// DiffServ code point, 0–63.
     #[serde(default)]
     pub dscp: u8,
+    /// ns-2's `random_`: each gap the interval plus a uniform draw within ±half of it.
+    #[serde(default)]
+    pub random: bool,
+    /// ns-2's `maxpkts_`: stop after this many packets.
+    #[serde(default)]
+    pub max_packets: Option<u64>,
 }
 
 /// On-off UDP from `src` to `dst`, as ns-2's `Application/Traffic/Exponential` and `Pareto`:
