@@ -131,6 +131,20 @@ def test_series_table_keeps_each_points_time_series(tmp_path):
     assert none.empty and list(none.columns) == list(s.columns)
 
 
+def test_packets_table_keeps_each_points_trace(tmp_path):
+    traced = base()
+    traced["trace"] = {"packets": ["bottleneck"]}
+    axes = {"topology.bottleneck.queue.limit": [10, 100]}
+    p = ccsim.sweep(traced, axes, workers=0, output=tmp_path, table="packets", progress=False)
+    assert list(p.columns[:5]) == ["point", "key", *axes, "replication", "seed"]
+    for limit, rows in p.groupby(list(axes)[0]):
+        alone = ccsim.run(traced, overrides={list(axes)[0]: limit}).packets
+        pd.testing.assert_frame_equal(rows[alone.columns].reset_index(drop=True), alone)
+    assert (tmp_path / "packets.parquet").exists()
+    again = ccsim.sweep(traced, axes, workers=0, output=tmp_path, table="packets", progress=False)
+    pd.testing.assert_frame_equal(again, p)
+
+
 def test_a_point_missing_its_series_file_is_run_again(tmp_path):
     from ccsim.sweep_store import Store
 

@@ -39,28 +39,35 @@ def frames():
     series = pd.DataFrame(
         {"series": ["cwnd"], "time_s": [0.1], "flow": ["a"], "queue": [""], "value": [10.0]}
     )
-    return flows, queues, series
+    packets = pd.DataFrame({"time_s": [0.2], "event": ["+"], "flow": ["a"]})
+    return flows, queues, series, packets
 
 
 def test_ok_point_round_trip(tmp_path):
     store = Store(tmp_path)
     store.create()
-    flows, queues, series = frames()
+    flows, queues, series, packets = frames()
     record = {"key": "k1", "status": "ok", "axes": {"a.b": 5}, "wall_s": 0.1}
     assert not store.done("k1")
-    store.save_ok("k1", record, flows, queues, series)
+    store.save_ok("k1", record, flows, queues, series, packets)
     assert store.done("k1")
-    got_record, got_flows, got_queues, got_series = store.load("k1")
+    got_record, got_flows, got_queues, got_series, got_packets = store.load("k1")
     assert got_record == record
     pd.testing.assert_frame_equal(got_flows, flows)
     pd.testing.assert_frame_equal(got_queues, queues)
     pd.testing.assert_frame_equal(got_series, series)
+    pd.testing.assert_frame_equal(got_packets, packets)
     # Only the final files: no temporary left behind.
     assert sorted(os.listdir(tmp_path / "points")) == [
+        "k1.packets.parquet",
         "k1.parquet",
         "k1.queues.parquet",
         "k1.series.parquet",
     ]
+    # A point that traced no packets keeps no file for them, and loads an empty trace.
+    store.save_ok("k0", record, flows, queues, series, packets.iloc[:0])
+    assert not store.packets_path("k0").exists()
+    assert store.load("k0")[4].empty and "event" in store.load("k0")[4].columns
     # A point written before series were kept has none to load.
     store.series_path("k1").unlink()
     assert store.load("k1")[3] is None
@@ -86,7 +93,7 @@ def test_a_write_that_dies_leaves_nothing(tmp_path, monkeypatch):
 
     def die_on_flows(table, where):
         calls.append(where)
-        if len(calls) == 3:  # the flows table, written after the queues and series tables
+        if len(calls) == 4:  # the flows table, written after the queues, series and packets
             real(table, where)  # a partial file exists under the temporary name ...
             raise KeyboardInterrupt  # ... when the process is stopped
         real(table, where)
@@ -95,7 +102,11 @@ def test_a_write_that_dies_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         store.save_ok("k3", {"status": "ok"}, *frames())
     assert not store.done("k3")
-    assert sorted(os.listdir(tmp_path / "points")) == ["k3.queues.parquet", "k3.series.parquet"]
+    assert sorted(os.listdir(tmp_path / "points")) == [
+        "k3.packets.parquet",
+        "k3.queues.parquet",
+        "k3.series.parquet",
+    ]
 
 
 def test_manifest(tmp_path):

@@ -60,6 +60,7 @@ def run_point(text: str) -> dict[str, Any]:
         "flows": result.flows,
         "queues": result.queues,
         "series": result.all_series(),
+        "packets": result.packets,
         "meta": result.meta,
         "wall_s": result.meta.get("wall_s", time.perf_counter() - t0),
         "worker": where,

@@ -25,9 +25,9 @@ from .sweep_exec import DaskCluster, InProcess, LocalPool, WorkerDied
 from .sweep_spec import Point, Sweep, check, invalid_report, is_sweep_file, load_sweep
 from .sweep_store import FORMAT, Store, canonical_json, point_key
 
-TABLES = ("flows", "queues", "points", "series")
-# What a finished point holds: its record, and its flows, queues and series tables.
-Tables = tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame]
+TABLES = ("flows", "queues", "points", "series", "packets")
+# What a finished point holds: its record, and its flows, queues, series and packet tables.
+Tables = tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]
 
 
 @dataclass
@@ -74,16 +74,17 @@ class SweepOutcome:
         }
 
     def table(self, which: str = "flows") -> pd.DataFrame:
-        """``flows``, ``queues`` or ``series``: that table of every finished point (one row per
-        flow, link direction, or recorded time-series point: ``Result.all_series``), led by
-        the point's columns (``point``, ``key``, the axis paths, ``replication``, ``seed``);
-        ``points``: one row per point with its status."""
+        """``flows``, ``queues``, ``series`` or ``packets``: that table of every finished point
+        (one row per flow, link direction, recorded time-series point — ``Result.all_series`` —
+        or traced packet event — ``Result.packets``), led by the point's columns (``point``,
+        ``key``, the axis paths, ``replication``, ``seed``); ``points``: one row per point with
+        its status."""
         if which not in TABLES:
             raise ValueError(f"table must be one of {', '.join(TABLES)}, not {which!r}")
         if which == "points":
             df = pd.DataFrame([self._point_row(pt) for pt in self.points])
         else:
-            df = self._rows({"flows": 1, "queues": 2, "series": 3}[which])
+            df = self._rows({"flows": 1, "queues": 2, "series": 3, "packets": 4}[which])
         df.attrs["axes"] = list(self.axes)
         return df
 
@@ -124,10 +125,11 @@ class SweepOutcome:
 
     def save_tables(self, directory: str | os.PathLike) -> list[Path]:
         """``summary.parquet`` and ``summary.csv`` (flows), ``queues.parquet``, ``points.csv``,
-        and ``series.parquet`` where the points recorded time series."""
+        ``series.parquet`` where the points recorded time series, and ``packets.parquet``
+        where they traced packets."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        flows, queues, points, series = (self.table(t) for t in TABLES)
+        flows, queues, points, series, packets = (self.table(t) for t in TABLES)
         written = [out / "summary.parquet", out / "summary.csv", out / "queues.parquet"]
         _parquet_safe(flows).to_parquet(written[0], index=False)
         flows.to_csv(written[1], index=False)
@@ -137,6 +139,9 @@ class SweepOutcome:
         if len(series):
             written.append(out / "series.parquet")
             _parquet_safe(series).to_parquet(written[-1], index=False)
+        if len(packets):
+            written.append(out / "packets.parquet")
+            _parquet_safe(packets).to_parquet(written[-1], index=False)
         return written
 
     def report(self) -> str:
@@ -285,7 +290,12 @@ def execute(
                     pt = first[key]
                     record = _record(pt, key, version, scenarios[pt.index], payload)
                     if payload["ok"]:
-                        tables = (payload["flows"], payload["queues"], payload["series"])
+                        tables = (
+                            payload["flows"],
+                            payload["queues"],
+                            payload["series"],
+                            payload["packets"],
+                        )
                         if store is not None:
                             store.save_ok(key, record, *tables)
                         out.results[key] = (record, *tables)
@@ -317,7 +327,7 @@ def _cached(store: Store, key: str) -> Tables | None:
     if not store.done(key):
         return None
     try:
-        record, flows, queues, series = store.load(key)
+        record, flows, queues, series, packets = store.load(key)
     except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
         warnings.warn(
             f"{store.flows_path(key)} is unreadable ({e}); running it again", stacklevel=3
@@ -328,7 +338,7 @@ def _cached(store: Store, key: str) -> Tables | None:
     if series is None:
         warnings.warn(f"{store.series_path(key)} is missing; running it again", stacklevel=3)
         return None
-    return record, flows, queues, series
+    return record, flows, queues, series, packets
 
 
 def _manifest(spec: Sweep, name: str, version: str, points: Sequence[Point], keys: dict) -> dict:
@@ -392,8 +402,9 @@ def sweep(
     processes (default one per core; 0 runs in this process). ``client``: a
     ``distributed.Client`` to run on Dask instead. ``table``: ``"flows"`` (one row per point
     and flow), ``"queues"`` (per point and link direction), ``"points"`` (per point, with
-    status and wall time) or ``"series"`` (per point and time-series sample, for the series the
-    scenario's ``trace`` records: ``Result.all_series``). ``on_point``: called with a
+    status and wall time), ``"series"`` (per point and time-series sample, for the series the
+    scenario's ``trace`` records: ``Result.all_series``) or ``"packets"`` (per point and
+    traced packet event: ``Result.packets``). ``on_point``: called with a
     :class:`PointDone` as each finishes.
 
     Raises :class:`SweepError` (a :class:`ScenarioError`) before running anything if any

@@ -7,12 +7,14 @@ Layout of ``DIR``::
                                 wall time, run facts, the scenario) in the Parquet metadata
     points/<key>.queues.parquet the same point's queues table
     points/<key>.series.parquet the same point's recorded time series (``Result.all_series``)
+    points/<key>.packets.parquet the same point's packet trace (``Result.packets``), if it
+                                traced any link
     points/<key>.error.json     a point that failed while running, with the error
 
 The per-point files are the truth: a point is done when ``<key>.parquet`` exists. Each file is
 written to a temporary name and renamed into place (atomic on POSIX and Windows), so a process
-killed mid-write never leaves a half file that a rerun would take for a result. The queues and
-series tables are written before the flows table, so a done point always has all three.
+killed mid-write never leaves a half file that a rerun would take for a result. The queues,
+series and packet tables are written before the flows table, so a done point has them all.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .result import PACKET_COLUMNS
 from .runner import _json_default
 
-FORMAT = 2  # of the per-point record; bump if its meaning changes (2: the series file)
+# Of the per-point record; bump if its meaning changes (2: the series file; 3: the packet trace).
+FORMAT = 3
 META_KEY = b"ccsim.point"
 
 
@@ -95,6 +99,9 @@ class Store:
     def series_path(self, key: str) -> Path:
         return self.points / f"{key}.series.parquet"
 
+    def packets_path(self, key: str) -> Path:
+        return self.points / f"{key}.packets.parquet"
+
     def error_path(self, key: str) -> Path:
         return self.points / f"{key}.error.json"
 
@@ -108,10 +115,14 @@ class Store:
         flows: pd.DataFrame,
         queues: pd.DataFrame,
         series: pd.DataFrame,
+        packets: pd.DataFrame,
     ) -> None:
         q, s, f = _table(queues, None), _table(series, None), _table(flows, record)
         _atomic(self.queues_path(key), lambda tmp: pq.write_table(q, tmp))
         _atomic(self.series_path(key), lambda tmp: pq.write_table(s, tmp))
+        if len(packets):
+            p = _table(packets, None)
+            _atomic(self.packets_path(key), lambda tmp: pq.write_table(p, tmp))
         _atomic(self.flows_path(key), lambda tmp: pq.write_table(f, tmp))
         self.error_path(key).unlink(missing_ok=True)  # an earlier failure is now superseded
 
@@ -121,15 +132,22 @@ class Store:
 
     def load(
         self, key: str
-    ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
-        """A done point's record, flows, queues and series tables (None for the series of a
-        point written before they were kept, record format 1)."""
+    ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
+        """A done point's record, flows, queues, series and packet tables (None for the series
+        of a point written before they were kept, record format 1; no rows of packets where it
+        traced none)."""
         table = pq.read_table(self.flows_path(key))
         record = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
         queues = pq.read_table(self.queues_path(key)).to_pandas()
         path = self.series_path(key)
         series = pq.read_table(path).to_pandas() if path.is_file() else None
-        return record, table.to_pandas(), queues, series
+        path = self.packets_path(key)
+        packets = (
+            pq.read_table(path).to_pandas()
+            if path.is_file()
+            else pd.DataFrame(columns=PACKET_COLUMNS)
+        )
+        return record, table.to_pandas(), queues, series, packets
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         text = json.dumps(manifest, indent=1, default=_json_default, allow_nan=True) + "\n"
