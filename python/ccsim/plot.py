@@ -145,3 +145,57 @@ def save_figures(
         figure_of(result, name).savefig(path, dpi=dpi)
         written.append(path)
     return written
+
+
+def plot_sequence(
+    result: Result, flow: str, link: str | None = None, ax: Axes | None = None
+) -> Axes:
+    """A time-sequence graph of TCP flow ``flow`` at ``link`` (as tcptrace draws one), from
+    the packet trace (``trace.packets``): the sequence number of every data segment as it
+    joins the link's queue (retransmissions too), the segments the link dropped, and the
+    cumulative acknowledgement as each ACK comes through the link the other way. ``link``: a
+    traced link that carried the flow's data; by default the first in the trace. Sequence
+    numbers are the wire's, unwrapped past 2^32, in kB. Returns the axes."""
+    p = result.packets
+    if p.empty:
+        raise ValueError("no packet trace: run with trace.packets = [link names] (or ['*'])")
+    mine = p[p["flow"] == flow]
+    data = mine[mine["kind"] == "tcp"]
+    if data.empty:
+        known = ", ".join(sorted(set(p.loc[p["kind"] == "tcp", "flow"]))) or "none"
+        raise KeyError(f"no TCP data of flow {flow!r} in the packet trace (flows: {known})")
+    links = list(dict.fromkeys(data["link"]))
+    link = links[0] if link is None else link
+    if link not in links:
+        raise KeyError(f"flow {flow!r} has no data in the trace of {link!r} (links: {links})")
+    here = mine[mine["link"] == link]
+    data = here[here["kind"] == "tcp"]
+    forward = data["from"].iloc[0]  # the direction the data takes
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(8, 4.5))
+    sent = data[(data["event"] == "+") & (data["from"] == forward)]
+    lost = data[(data["event"] == "d") & (data["from"] == forward)]
+    acks = here[(here["kind"] == "ack") & (here["event"] == "r") & (here["from"] != forward)]
+    kb = 1e-3
+    ax.plot(sent["time_s"], _unwrap(sent["seq"]) * kb, ".", markersize=2, label="segment sent")
+    if len(lost):
+        ax.plot(lost["time_s"], _unwrap(lost["seq"]) * kb, "x", color="red", label="dropped")
+    if len(acks):
+        ax.step(acks["time_s"], _unwrap(acks["ack"]) * kb, where="post", label="acknowledged")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("sequence number (kB)")
+    ax.set_title(f"{result.name}: {flow} at {link}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="best")
+    return ax
+
+
+def _unwrap(seq) -> np.ndarray:
+    """32-bit sequence numbers as a running count: each step is the nearest one modulo 2^32."""
+    s = np.asarray(seq, dtype=np.int64)
+    if len(s) == 0:
+        return s.astype(float)
+    step = (np.diff(s) + 2**31) % 2**32 - 2**31
+    return np.concatenate([[s[0]], s[0] + np.cumsum(step)]).astype(float)

@@ -203,6 +203,13 @@ class Result:
 
         return plot_series(self, name, ax=ax, **kwargs)
 
+    def plot_sequence(self, flow: str, link: str | None = None, ax=None):
+        """A time-sequence graph of a TCP flow from the packet trace; see
+        :func:`ccsim.plot.plot_sequence`."""
+        from .plot import plot_sequence
+
+        return plot_sequence(self, flow, link, ax=ax)
+
     # --- persistence -----------------------------------------------------------------------
 
     def save(
