@@ -11,6 +11,7 @@ ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
 from ccsim import runner  # noqa: E402
+from ccsim.sweep_store import Store  # noqa: E402
 from sweep_base import AXES, base  # noqa: E402
 
 
@@ -143,6 +144,28 @@ def test_packets_table_keeps_each_points_trace(tmp_path):
     assert (tmp_path / "packets.parquet").exists()
     again = ccsim.sweep(traced, axes, workers=0, output=tmp_path, table="packets", progress=False)
     pd.testing.assert_frame_equal(again, p)
+    # Asked for another table, the traces stay on disk, not in memory or the sweep's files.
+    (tmp_path / "packets.parquet").unlink()
+    ccsim.sweep(traced, axes, workers=0, output=tmp_path, progress=False)
+    assert not (tmp_path / "packets.parquet").exists()
+    # A point whose trace file went missing runs again rather than reading as no trace.
+    Store(tmp_path).packets_path(p.key[0]).unlink()
+    with pytest.warns(UserWarning, match="packets.parquet is missing"):
+        back = ccsim.sweep(
+            traced, axes, workers=0, output=tmp_path, table="packets", progress=False
+        )
+    pd.testing.assert_frame_equal(back, p)
+
+
+def test_points_without_a_trace_keep_the_packets_tables_types(tmp_path):
+    traced = base()
+    axes = {"trace.packets": [["bottleneck"], []]}
+    kw = {"workers": 0, "output": tmp_path, "table": "packets", "progress": False}
+    fresh = ccsim.sweep(traced, axes, **kw)
+    cached = ccsim.sweep(traced, axes, **kw)
+    pd.testing.assert_frame_equal(cached, fresh)
+    assert fresh["seed"].dtype.kind == "i" and fresh["time_s"].dtype.kind == "f"
+    assert set(fresh["point"]) == {0}
 
 
 def test_a_point_missing_its_series_file_is_run_again(tmp_path):

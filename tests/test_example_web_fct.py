@@ -35,8 +35,9 @@ def test_small_grid(study):
     for queue in ("DropTail", "CoDel"):
         short = t[(t["queue"] == queue) & (t["class"] == "short")].set_index("load")
         assert short.loc[0.9, "mean_s"] > short.loc[0.3, "mean_s"] > 0.03
+        # The drawn sizes offer about the nominal load (a heavy tail, 20 s: within half).
         alls = t[(t["queue"] == queue) & (t["class"] == "all")].set_index("load")
-        parts = t[(t["queue"] == queue) & (t["class"] != "all")].groupby("load")["transfers"]
-        assert (parts.sum() == alls["transfers"]).all()
+        assert (abs(alls["offered"] / alls.index - 1) < 0.5).all(), alls["offered"]
     text = study.report(t)
-    assert "| 90% | DropTail |" in text and "| 30% | CoDel |" in text
+    assert "| 90% | " in text and "| CoDel |" in text and "1 seed(s)" in text
+    assert "20 s of arrivals" in text

@@ -64,13 +64,18 @@ def test_ok_point_round_trip(tmp_path):
         "k1.queues.parquet",
         "k1.series.parquet",
     ]
-    # A point that traced no packets keeps no file for them, and loads an empty trace.
+    # A point that traced no packets keeps an empty, typed trace.
     store.save_ok("k0", record, flows, queues, series, packets.iloc[:0])
-    assert not store.packets_path("k0").exists()
-    assert store.load("k0")[4].empty and "event" in store.load("k0")[4].columns
-    # A point written before series were kept has none to load.
+    empty = store.load("k0")[4]
+    assert empty.empty and dict(empty.dtypes) == dict(packets.dtypes)
+    # A file the point lacks loads as None (the sweep runs the point again).
     store.series_path("k1").unlink()
-    assert store.load("k1")[3] is None
+    store.packets_path("k1").unlink()
+    assert store.load("k1")[3:] == (None, None)
+    # A damaged file is named.
+    store.queues_path("k0").write_text("not parquet")
+    with pytest.raises(ValueError, match=r"k0\.queues\.parquet is unreadable"):
+        store.load("k0")
 
 
 def test_failure_then_success_replaces_the_error(tmp_path):

@@ -64,13 +64,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"{outcome.missing} to run"
         )
         return 0
-    outcome.save_tables(out)
+    saved = outcome.save_tables(out)
     report = outcome.report()
     if args.quiet:
         print(out)
     else:
         print(report.splitlines()[0])
-        print(f"results: {out} (summary.parquet, summary.csv, queues.parquet, points.csv)")
+        print(f"results: {out} ({', '.join(p.name for p in saved)})")
     if outcome.failed or outcome.missing:
         for line in report.splitlines()[1:]:
             print(line, file=sys.stderr)

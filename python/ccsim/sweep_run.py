@@ -102,16 +102,20 @@ class SweepOutcome:
         }
 
     def _rows(self, which: int) -> pd.DataFrame:
-        frames = []
+        frames, columns = [], []
         for pt in self.points:
             key = self.keys[pt.index]
             if key not in self.results:
                 continue
             body = self.results[key][which]
+            columns = columns or list(body.columns)
+            if body.empty:
+                continue  # joining an empty head would turn the point's integer columns to float
             head = pd.DataFrame({c: [v] * len(body) for c, v in self._prefix(pt).items()})
             frames.append(pd.concat([head, body.reset_index(drop=True)], axis=1))
         if not frames:
-            return pd.DataFrame(columns=list(self._prefix(self.points[0])) if self.points else [])
+            prefix = list(self._prefix(self.points[0])) if self.points else []
+            return pd.DataFrame(columns=prefix + columns)
         return pd.concat(frames, ignore_index=True)
 
     def failures(self) -> pd.DataFrame:
@@ -126,7 +130,7 @@ class SweepOutcome:
     def save_tables(self, directory: str | os.PathLike) -> list[Path]:
         """``summary.parquet`` and ``summary.csv`` (flows), ``queues.parquet``, ``points.csv``,
         ``series.parquet`` where the points recorded time series, and ``packets.parquet``
-        where they traced packets."""
+        where they traced packets and the outcome kept them (``keep_packets``)."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         flows, queues, points, series, packets = (self.table(t) for t in TABLES)
@@ -232,13 +236,16 @@ def execute(
     progress: bool = True,
     on_point: Callable[[PointDone], None] | None = None,
     dry_run: bool = False,
+    keep_packets: bool = True,
 ) -> SweepOutcome:
     """Runs a sweep; returns what happened (it raises only for bad input or an interrupt).
 
     Every point is validated first; any invalid point raises :class:`SweepError` listing
     all of them. With ``output``, points already there are not run again (unless ``force``)
     and each finished point is written as it arrives. ``dry_run``: stop after validating
-    and counting what is cached; nothing is written.
+    and counting what is cached; nothing is written. ``keep_packets=False``: points' packet
+    traces are written to ``output`` but not kept in memory (they can be large), so the
+    outcome's packets table is empty.
     """
     t0 = time.perf_counter()
     base = spec.base_scenario(overrides)
@@ -272,6 +279,8 @@ def execute(
             for key in texts:
                 cached = _cached(store, key)
                 if cached is not None:
+                    if not keep_packets:
+                        cached = (*cached[:4], cached[4].iloc[:0])
                     out.results[key] = cached
                     out.cached_keys.add(key)
     out.cached = len(out.cached_keys)
@@ -290,14 +299,12 @@ def execute(
                     pt = first[key]
                     record = _record(pt, key, version, scenarios[pt.index], payload)
                     if payload["ok"]:
-                        tables = (
-                            payload["flows"],
-                            payload["queues"],
-                            payload["series"],
-                            payload["packets"],
-                        )
+                        packets = payload["packets"]
+                        tables = (payload["flows"], payload["queues"], payload["series"], packets)
                         if store is not None:
                             store.save_ok(key, record, *tables)
+                        if not keep_packets:
+                            tables = (*tables[:3], packets.iloc[:0])
                         out.results[key] = (record, *tables)
                     else:
                         if store is not None:
@@ -328,16 +335,15 @@ def _cached(store: Store, key: str) -> Tables | None:
         return None
     try:
         record, flows, queues, series, packets = store.load(key)
-    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
-        warnings.warn(
-            f"{store.flows_path(key)} is unreadable ({e}); running it again", stacklevel=3
-        )
+    except (OSError, ValueError) as e:  # names the file it could not read
+        warnings.warn(f"{e}; running it again", stacklevel=3)
         return None
     if record.get("format") != FORMAT:
         return None
-    if series is None:
-        warnings.warn(f"{store.series_path(key)} is missing; running it again", stacklevel=3)
-        return None
+    for table, path in ((series, store.series_path(key)), (packets, store.packets_path(key))):
+        if table is None:
+            warnings.warn(f"{path} is missing; running it again", stacklevel=3)
+            return None
     return record, flows, queues, series, packets
 
 
@@ -415,9 +421,11 @@ def sweep(
         raise ValueError(f"table must be one of {', '.join(TABLES)}, not {table!r}")
     options = {"zipped": zipped, "replications": replications, "seeds": seeds, "name": name}
     sw = _as_sweep(spec, axes, options)
+    # Packet traces can be large: kept in memory only when they are the table asked for (the
+    # points' files keep them in any case).
     out = execute(
         sw, overrides=overrides, output=output, workers=workers, client=client, force=force,
-        progress=progress, on_point=on_point,
+        progress=progress, on_point=on_point, keep_packets=table == "packets",
     )  # fmt: skip
     if output is not None:
         out.save_tables(output)

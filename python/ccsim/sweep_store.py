@@ -7,8 +7,8 @@ Layout of ``DIR``::
                                 wall time, run facts, the scenario) in the Parquet metadata
     points/<key>.queues.parquet the same point's queues table
     points/<key>.series.parquet the same point's recorded time series (``Result.all_series``)
-    points/<key>.packets.parquet the same point's packet trace (``Result.packets``), if it
-                                traced any link
+    points/<key>.packets.parquet the same point's packet trace (``Result.packets``; no rows if
+                                it traced no link)
     points/<key>.error.json     a point that failed while running, with the error
 
 The per-point files are the truth: a point is done when ``<key>.parquet`` exists. Each file is
@@ -30,12 +30,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .result import PACKET_COLUMNS
 from .runner import _json_default
 
 # Of the per-point record; bump if its meaning changes (2: the series file; 3: the packet trace).
 FORMAT = 3
 META_KEY = b"ccsim.point"
+
+
+def _read(path: Path) -> pa.Table:
+    try:
+        return pq.read_table(path)
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        raise ValueError(f"{path} is unreadable ({e})") from e
 
 
 def canonical_json(d: dict[str, Any]) -> str:
@@ -120,9 +126,8 @@ class Store:
         q, s, f = _table(queues, None), _table(series, None), _table(flows, record)
         _atomic(self.queues_path(key), lambda tmp: pq.write_table(q, tmp))
         _atomic(self.series_path(key), lambda tmp: pq.write_table(s, tmp))
-        if len(packets):
-            p = _table(packets, None)
-            _atomic(self.packets_path(key), lambda tmp: pq.write_table(p, tmp))
+        p = _table(packets, None)
+        _atomic(self.packets_path(key), lambda tmp: pq.write_table(p, tmp))
         _atomic(self.flows_path(key), lambda tmp: pq.write_table(f, tmp))
         self.error_path(key).unlink(missing_ok=True)  # an earlier failure is now superseded
 
@@ -132,20 +137,19 @@ class Store:
 
     def load(
         self, key: str
-    ) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
-        """A done point's record, flows, queues, series and packet tables (None for the series
-        of a point written before they were kept, record format 1; no rows of packets where it
-        traced none)."""
-        table = pq.read_table(self.flows_path(key))
+    ) -> tuple[
+        dict[str, Any], pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None
+    ]:
+        """A done point's record, flows, queues, series and packet tables (None for a file the
+        point lacks: the series of one written before they were kept, record format 1, or a
+        file removed outside ccsim). A file that cannot be read raises ``ValueError`` naming
+        it."""
+        table = _read(self.flows_path(key))
         record = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
-        queues = pq.read_table(self.queues_path(key)).to_pandas()
-        path = self.series_path(key)
-        series = pq.read_table(path).to_pandas() if path.is_file() else None
-        path = self.packets_path(key)
-        packets = (
-            pq.read_table(path).to_pandas()
-            if path.is_file()
-            else pd.DataFrame(columns=PACKET_COLUMNS)
+        queues = _read(self.queues_path(key)).to_pandas()
+        series, packets = (
+            _read(path).to_pandas() if path.is_file() else None
+            for path in (self.series_path(key), self.packets_path(key))
         )
         return record, table.to_pandas(), queues, series, packets
 

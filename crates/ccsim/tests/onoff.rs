@@ -175,11 +175,18 @@ fn bad_settings_name_the_field() {
     assert_eq!(e, "flows[0].dscp: must be from 0 to 63");
 }
 
-/// The gaps between a CBR source's packets as its first link takes them (packet trace), for
-/// CBR settings `settings` (JSON members), 1 Mb/s of 1000-byte packets: 8 ms apart.
-fn cbr_gaps(settings: &str) -> (Results, Vec<f64>) {
+/// The times a CBR source's packets join its first link (packet trace), for CBR settings
+/// `settings` (JSON members), 1 Mb/s of 1000-byte packets (8 ms apart), with the flows `before`
+/// listed ahead of it.
+fn cbr_times(settings: &str, before: &str) -> (Results, Vec<f64>) {
+    let (r, mut times) = cbr_times_of(settings, before, &["c"]);
+    (r, times.remove(0))
+}
+
+/// As `cbr_times`, for each flow of `names`.
+fn cbr_times_of(settings: &str, before: &str, names: &[&str]) -> (Results, Vec<Vec<f64>>) {
     let flows = format!(
-        r#"{{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"1Mbps","packet_size":1000{settings}}}"#
+        r#"{before}{{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"1Mbps","packet_size":1000{settings}}}"#
     );
     let json = dumbbell(
         "linux",
@@ -193,33 +200,55 @@ fn cbr_gaps(settings: &str) -> (Results, Vec<f64>) {
     );
     let r = run_deterministic(&json);
     let p = &r.packets;
-    let (ev, from, t) = (p.strs("event"), p.strs("from"), p.f64s("time_s"));
-    let times: Vec<f64> = (0..t.len())
-        .filter(|&i| ev[i] == "+" && from[i] == "s0")
-        .map(|i| t[i])
+    let (ev, from, flow, t) = (
+        p.strs("event"),
+        p.strs("from"),
+        p.strs("flow"),
+        p.f64s("time_s"),
+    );
+    let times = names
+        .iter()
+        .map(|name| {
+            (0..t.len())
+                .filter(|&i| ev[i] == "+" && from[i] == "s0" && flow[i] == *name)
+                .map(|i| t[i])
+                .collect()
+        })
         .collect();
-    let gaps = times.windows(2).map(|w| w[1] - w[0]).collect();
-    (r, gaps)
+    (r, times)
+}
+
+fn gaps(times: &[f64]) -> Vec<f64> {
+    times.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
 /// ns-2's `random_`: each gap is the 8 ms interval plus a uniform draw within ±4 ms, so gaps
-/// span 4–12 ms and average 8 ms; without it every gap is 8 ms. `maxpkts_` stops the source.
+/// span 4–12 ms and average 8 ms; without it every gap is 8 ms. The first packet leaves at the
+/// start; the jitter is the flow's own stream; `maxpkts_` stops the source.
 #[test]
 fn cbr_jitter_and_packet_limit_are_ns2s() {
-    let (plain, gaps) = cbr_gaps("");
-    assert!(gaps.iter().all(|g| (g - 0.008).abs() < 1e-9));
-    assert_eq!(plain.flows.u64s("packets_sent"), [2500]); // 20 s / 8 ms
-    let (_, gaps) = cbr_gaps(r#","random":true"#);
-    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let (plain, times) = cbr_times(r#","start":0.5"#, "");
+    assert_eq!(times[0], 0.5);
+    assert!(gaps(&times).iter().all(|g| (g - 0.008).abs() < 1e-9));
+    assert_eq!(plain.flows.u64s("packets_sent"), [2438]); // 19.5 s / 8 ms, rounded up
+    let (_, times) = cbr_times(r#","random":true"#, "");
+    let g = gaps(&times);
+    let mean = g.iter().sum::<f64>() / g.len() as f64;
     assert!((mean - 0.008).abs() < 0.0002, "mean gap {mean}");
-    let (lo, hi) = gaps
+    let (lo, hi) = g
         .iter()
-        .fold((1.0f64, 0.0f64), |(a, b), &g| (a.min(g), b.max(g)));
+        .fold((1.0f64, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
     assert!(
         (0.004 - 1e-9..0.0045).contains(&lo) && (0.0115..=0.012 + 1e-9).contains(&hi),
         "{lo}..{hi}"
     );
-    let (capped, _) = cbr_gaps(r#","max_packets":100"#);
+    // Another jittered source ahead of it, drawing from its own stream, moves none of them.
+    let other = r#"{"kind":"cbr","name":"o","src":"s0","dst":"d0","rate":"1Mbps","random":true},"#;
+    let (_, beside) = cbr_times_of(r#","random":true"#, other, &["c", "o"]);
+    assert_eq!(beside[0], times);
+    // Its stream is its name's: the other source, started with it, draws other gaps.
+    assert_ne!(gaps(&beside[1])[..10], gaps(&times)[..10]);
+    let (capped, _) = cbr_times(r#","max_packets":100"#, "");
     assert_eq!(capped.flows.u64s("packets_sent"), [100]);
     let flows = r#"{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"1Mbps","max_packets":0}"#;
     let json = dumbbell("linux", 1, "10Mbps", 10.0, FIFO, 1.0, flows, "");
