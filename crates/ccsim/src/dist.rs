@@ -55,7 +55,7 @@ mod tests {
         // Exponential, mean 2, u = 0.5: −2·ln(0.5) = 2·ln 2 = 1.3862944.
         let e = Dist::Exponential.value(2.0, 0.5);
         assert!(close(e, 1.386_294_4, 1e-7), "{e}");
-        // u = 0 gives 0 (the smallest draw), not −0 or NaN.
+        // u = 0 gives zero (as −0.0, which equals 0.0: the smallest draw), not NaN.
         assert_eq!(Dist::Exponential.value(2.0, 0.0), 0.0);
         // Pareto, mean 3, shape 1.5: scale 3·0.5/1.5 = 1; u = 0.75: 1/0.25^(1/1.5) = 4^(2/3)
         // = 2.5198421.
