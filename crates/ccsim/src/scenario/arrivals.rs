@@ -168,6 +168,15 @@ impl Sizes {
     }
 }
 
+/// `x` as a reader wants it: in full, or with an exponent where that would run long (1e300).
+fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// The scenario's flows with each `tcp_arrivals` entry replaced by its transfers, each with the
 /// path of the entry it comes from (`flows[i]`), for errors.
 pub fn plan(
@@ -243,12 +252,33 @@ pub fn transfers(
     if !(rate.is_finite() && rate > 0.0) {
         return Err(ScenarioError::new(
             format!("{path}.arrival_rate"),
-            format!("{rate} is not a positive number of transfers per second"),
+            format!(
+                "{} is not a positive number of transfers per second",
+                short(rate)
+            ),
         ));
     }
     let sizes = Sizes::of(&a.size, path)?;
     let (start, stop) = super::build::times(&a.start, &a.stop, path, end)?;
     let stop = stop.unwrap_or(end);
+    let too_many = || {
+        ScenarioError::new(
+            format!("{path}.arrival_rate"),
+            format!(
+                "{} per second from {}s to {}s starts more flows than the \
+                     {MAX_ARRIVALS} that a scenario's arrivals may start",
+                short(rate),
+                start.as_secs_f64(),
+                stop.as_secs_f64()
+            ),
+        )
+    };
+    // Far more than may start — ten standard deviations of the Poisson count over the room
+    // left — refused before drawing them (a million transfers take a second and 200 MB).
+    let room_f = room as f64;
+    if rate * (stop - start).as_secs_f64() > room_f + 10.0 * room_f.sqrt() + 10.0 {
+        return Err(too_many());
+    }
     let mut rng = Rng::derive(seed, &format!("arrivals:{}", a.name));
     let mut out = Vec::new();
     let mut at = start;
@@ -263,15 +293,7 @@ pub fn transfers(
             break;
         }
         if out.len() == room {
-            return Err(ScenarioError::new(
-                format!("{path}.arrival_rate"),
-                format!(
-                    "{rate} per second from {}s to {}s starts more flows than the \
-                     {MAX_ARRIVALS} that a scenario's arrivals may start",
-                    start.as_secs_f64(),
-                    stop.as_secs_f64()
-                ),
-            ));
+            return Err(too_many());
         }
         let size = sizes.size(rng.uniform());
         out.push(TcpFlow {
@@ -376,6 +398,8 @@ mod tests {
             e(r#""arrival_rate":0,"size":1000"#),
             "flows[2].arrival_rate: 0 is not a positive number of transfers per second"
         );
+        assert!(e(r#""arrival_rate":1e300,"size":1000"#)
+            .starts_with("flows[2].arrival_rate: 1e300 per second from 0s to 10s starts more"));
         assert_eq!(
             e(r#""arrival_rate":1,"size":4611686018427387904"#),
             "flows[2].size: 4611686018427387904 bytes is outside 1..2^62"
