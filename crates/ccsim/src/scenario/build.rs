@@ -15,6 +15,7 @@ use crate::net::routing::Routes;
 use crate::queue::{DropTail, Queue};
 use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
+use crate::tcp::acns::AcnsConfig;
 use crate::tcp::cc::{Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{OptTime, Rate, SimTime};
@@ -412,12 +413,15 @@ pub(super) fn times(
     Ok((start, stop.map(|d| d.0)))
 }
 
-fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
-    if let Some(a) = &p.acns {
-        if let Err((field, m)) = a.build() {
-            return err(format!("{path}.acns.{field}"), m);
-        }
-    }
+/// Checks a flow's resolved TCP settings; returns its ACNS settings, built, if it uses ACNS.
+fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<Option<AcnsConfig>> {
+    let acns = match &p.acns {
+        Some(a) => Some(
+            a.build()
+                .or_else(|(field, m)| err(format!("{path}.acns.{field}"), m))?,
+        ),
+        None => None,
+    };
     if p.mss < 1 || p.mss > 65_000 {
         return err(
             format!("{path}.mss"),
@@ -467,7 +471,7 @@ fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<()> {
     if p.dscp > 63 {
         return err(format!("{path}.dscp"), "must be from 0 to 63");
     }
-    Ok(())
+    Ok(acns)
 }
 
 /// Validates `sc` and builds its simulation.
@@ -582,7 +586,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
             Flow::Tcp(t) => {
                 let (start, stop) = times(&t.start, &t.stop, path, end)?;
                 let p = sc.defaults.resolve_tcp(&t.tcp);
-                check_tcp(&p, &format!("{path}.tcp"))?;
+                let acns = check_tcp(&p, &format!("{path}.tcp"))?;
                 // Flows of one configuration in a row (the usual case) share its built form:
                 // what is fixed in it, CUBIC's parameters, is then held once (`cc/cubic.rs`).
                 let cc = match &last_cc {
@@ -626,7 +630,10 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     recovery: p.recovery.name(),
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
-                let sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
+                let mut sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
+                if let Some(c) = acns {
+                    sender = sender.with_acns(c, &p);
+                }
                 flows.push(FlowSlot::Tcp(TcpConn { sender, receiver }));
             }
             Flow::Cbr(c) => {

@@ -264,6 +264,17 @@ impl Sender {
         Some(a.holding.code() as f64)
     }
 
+    /// Makes the sender use ACNS with settings `c`, checked with the scenario (`AcnsSpec::build`)
+    /// for a connection of parameters `p`: from the start where both ends are configured for it
+    /// without a handshake, else once the SYN-ACK agrees.
+    pub fn with_acns(mut self, c: AcnsConfig, p: &crate::scenario::profiles::TcpParams) -> Sender {
+        self.acns = Some(Box::new(AcnsSender::new(c)));
+        if !p.handshake && p.receiver_acns {
+            self.acns_start();
+        }
+        self
+    }
+
     /// ACNS goes into use (at the start without a handshake, or on the SYN-ACK): the first
     /// request goes on the last segment of the first window.
     pub(super) fn acns_start(&mut self) {
@@ -582,8 +593,9 @@ mod tests {
         use crate::tcp::slow_start::SlowStart;
         let mut p = Profile::Linux.tcp_defaults();
         p.handshake = false;
-        p.acns = Some(spec);
-        Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None)
+        p.acns = Some(spec.clone());
+        let config = spec.build().unwrap();
+        Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None).with_acns(config, &p)
     }
 
     /// Starts `s` (`None`) or hands it an ACK for `segs` segments with extra flags; returns

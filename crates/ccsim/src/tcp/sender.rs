@@ -199,13 +199,7 @@ impl Sender {
         );
         let params = SenderParams::of(p);
         let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake);
-        let acns = p.acns.as_ref().map(|s| {
-            let c = s
-                .build()
-                .expect("ACNS settings are checked with the scenario");
-            Box::new(AcnsSender::new(c))
-        });
-        let mut s = Sender {
+        Sender {
             flow,
             node,
             peer,
@@ -236,12 +230,8 @@ impl Sender {
                 ..Default::default()
             },
             ecn,
-            acns,
-        };
-        if !p.handshake && p.receiver_acns {
-            s.acns_start();
+            acns: None,
         }
-        s
     }
 
     /// The application starts: open the connection or start sending.
