@@ -36,11 +36,12 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "sojourn": ("sojourn time", "sojourn (ms)", 1e3),
     "bw_estimate": ("bandwidth estimate", "estimate (Mb/s)", 1e-6),
     "acns_command": ("ACNS command", "1 normal, 2 freeze, 3 fallback", 1.0),
+    "cwnd_hold": ("window hold (NDCA)", "1 holding, 0 not", 1.0),
 }
 # Series that hold their value until the next sample (recorded on change or sampled).
 _STEPPED = {
     "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
-    "bw_estimate", "acns_command",
+    "bw_estimate", "acns_command", "cwnd_hold",
 }  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.

@@ -14,7 +14,7 @@ import pandas as pd
 # Which table a series' ids index, and the label column it gets in `Result.trace`.
 FLOW_SERIES = (
     "cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate",
-    "acns_command",
+    "acns_command", "cwnd_hold",
 )  # fmt: skip
 QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
@@ -180,7 +180,8 @@ class Result:
         queue in packets, queue_bytes in bytes, recovery 0 (open) / 1 (fast recovery) /
         2 (after a timeout), avg_queue in packets (RED's average), sojourn in seconds,
         bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate), acns_command 1
-        (normal) / 2 (freeze) / 3 (fallback).
+        (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while the window is held (NDCA) else
+        0.
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

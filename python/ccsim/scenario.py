@@ -435,9 +435,9 @@ class OnOffFlow(_Builder):
 @dataclass
 class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
-    ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``queue``, ``queue_bytes``,
-    ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every packet event is
-    traced (``Result.packets``), ``["*"]`` for all."""
+    ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``cwnd_hold``, ``queue``,
+    ``queue_bytes``, ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every
+    packet event is traced (``Result.packets``), ``["*"]`` for all."""
 
     series: Sequence[str] = ()
     interval: Quantity | None = None

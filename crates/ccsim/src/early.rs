@@ -168,7 +168,7 @@ impl Simulation {
 }
 
 /// The series that read a TCP sender's state as the run goes.
-const SENDER_SERIES: [SeriesName; 8] = [
+const SENDER_SERIES: [SeriesName; 9] = [
     SeriesName::Cwnd,
     SeriesName::Ssthresh,
     SeriesName::Srtt,
@@ -177,4 +177,5 @@ const SENDER_SERIES: [SeriesName; 8] = [
     SeriesName::Recovery,
     SeriesName::BwEstimate,
     SeriesName::AcnsCommand,
+    SeriesName::CwndHold,
 ];

@@ -723,6 +723,9 @@ impl Simulation {
                 if let Some(bw) = s.bw_estimate() {
                     self.rec.record(SeriesName::BwEstimate, id, now, bw);
                 }
+                if let Some(h) = s.cwnd_hold() {
+                    self.rec.record(SeriesName::CwndHold, id, now, h);
+                }
                 if let Some(c) = s.acns_command() {
                     self.rec.record(SeriesName::AcnsCommand, id, now, c);
                 }

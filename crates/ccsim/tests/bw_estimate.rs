@@ -58,3 +58,41 @@ fn on_change_points_are_changes_and_change_nothing_else() {
         assert_same_tables(&traced, &alone(cc, r#""series":[]"#), cc);
     }
 }
+
+/// The `cwnd_hold` series: NDCA holds its window once a round's smallest RTT passes 1.2 times
+/// BaseRTT (§3.4), which a 100-packet queue on a 20 ms path brings about (120 ms of queue
+/// over a 42 ms base RTT); it starts at 0, takes only 0 and 1, and the window does not grow
+/// while it is 1. Other algorithms, and NDCA with its hold off, record none.
+#[test]
+fn ndca_records_its_window_hold() {
+    let trace = r#""series":["cwnd_hold","cwnd"],"interval":"10ms""#;
+    let r = alone("ndca", trace);
+    let hold = points(&r, SeriesName::CwndHold, 0);
+    assert_eq!(hold[0], (0.0, 0.0));
+    assert!(hold.iter().all(|p| p.1 == 0.0 || p.1 == 1.0));
+    let held: Vec<f64> = hold.iter().filter(|p| p.1 == 1.0).map(|p| p.0).collect();
+    assert!(held.len() > 10, "held at {} samples", held.len());
+    let cwnd = points(&r, SeriesName::Cwnd, 0);
+    // Between two consecutive held samples the window never grew.
+    for w in hold.windows(2) {
+        if w[0].1 == 1.0 && w[1].1 == 1.0 {
+            let at = |t: f64| cwnd.iter().find(|p| p.0 == t).unwrap().1;
+            assert!(at(w[1].0) <= at(w[0].0), "grew while held at {}", w[0].0);
+        }
+    }
+    for (cc, what) in [
+        (r#"reno"#, "reno"),
+        (r#"{"kind":"ndca","hold":false}"#, "no hold"),
+    ] {
+        let tcp = format!(
+            r#""cc":{}"#,
+            if cc.starts_with('{') {
+                cc.to_string()
+            } else {
+                format!("\"{cc}\"")
+            }
+        );
+        let r = run_deterministic(&one_flow("10Mbps", 20.0, 100, 20.0, &tcp, "", trace));
+        assert!(points(&r, SeriesName::CwndHold, 0).is_empty(), "{what}");
+    }
+}

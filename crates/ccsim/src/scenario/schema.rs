@@ -579,10 +579,13 @@ pub enum SeriesName {
     /// The ACNS command in force per TCP flow: 1 normal, 2 freeze, 3 fallback (recorded only
     /// for connections using ACNS).
     AcnsCommand,
+    /// 1 while the congestion control holds its window, else 0, per TCP flow (NDCA's hold
+    /// near saturation; recorded only for algorithms that have one).
+    CwndHold,
 }
 
 impl SeriesName {
-    pub const ALL: [SeriesName; 13] = [
+    pub const ALL: [SeriesName; 14] = [
         SeriesName::Cwnd,
         SeriesName::Ssthresh,
         SeriesName::Srtt,
@@ -596,6 +599,7 @@ impl SeriesName {
         SeriesName::Sojourn,
         SeriesName::BwEstimate,
         SeriesName::AcnsCommand,
+        SeriesName::CwndHold,
     ];
     pub fn as_str(self) -> &'static str {
         match self {
@@ -612,6 +616,7 @@ impl SeriesName {
             SeriesName::Sojourn => "sojourn",
             SeriesName::BwEstimate => "bw_estimate",
             SeriesName::AcnsCommand => "acns_command",
+            SeriesName::CwndHold => "cwnd_hold",
         }
     }
 }

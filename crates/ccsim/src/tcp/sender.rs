@@ -657,9 +657,17 @@ impl Sender {
         if let Some(bw) = self.bw_estimate() {
             r.changed(SeriesName::BwEstimate, f, now, bw);
         }
+        if let Some(h) = self.cwnd_hold() {
+            r.changed(SeriesName::CwndHold, f, now, h);
+        }
         if let Some(c) = self.acns_command() {
             r.changed(SeriesName::AcnsCommand, f, now, c);
         }
+    }
+
+    /// 1 while the congestion control holds its window, 0 otherwise, for one that can.
+    pub fn cwnd_hold(&self) -> Option<f64> {
+        self.cc.holding().map(|h| h as u8 as f64)
     }
 
     /// The congestion control's bandwidth estimate, bits per second, if it keeps one.

@@ -155,6 +155,12 @@ pub trait CongestionControl {
     fn bw_estimate(&self) -> Option<f64> {
         None
     }
+
+    /// Whether the algorithm is holding its window (the `cwnd_hold` series: NDCA's hold near
+    /// saturation), for an algorithm that has such a state.
+    fn holding(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
@@ -299,6 +305,9 @@ impl CongestionControl for Cc {
     }
     fn bw_estimate(&self) -> Option<f64> {
         dispatch!(self, c => c.bw_estimate())
+    }
+    fn holding(&self) -> Option<bool> {
+        dispatch!(self, c => c.holding())
     }
 }
 

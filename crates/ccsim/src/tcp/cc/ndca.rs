@@ -145,6 +145,11 @@ impl CongestionControl for Ndca {
         Some(self.pre_bw)
     }
 
+    /// The hold of interval D ("BW == maxBW", §3.4).
+    fn holding(&self) -> Option<bool> {
+        self.hold_enabled.then_some(self.holding)
+    }
+
     fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
         if let Some(r) = ack.rtt {
             if r < self.base_rtt {
