@@ -191,6 +191,7 @@ class Xcp(_Builder):
     congestion_threshold: int | None = None
     virtual_queues: bool | None = None
     xcp_share: float | None = None
+    random_timers: bool | None = None
 
 
 @dataclass

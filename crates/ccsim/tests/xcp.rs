@@ -62,6 +62,23 @@ fn xcp_fills_the_link_with_a_near_empty_queue_and_no_drops() {
     }
 }
 
+/// ns-2's random first timers (`random_timers`) move when each router acts, not what XCP
+/// achieves: the link still fills with a near-empty queue and no drops, over every link an XCP
+/// router with its own draws.
+#[test]
+fn random_timers_change_when_routers_act_not_what_xcp_achieves() {
+    let random = r#"{"kind":"xcp","limit":300,"random_timers":true}"#;
+    let x = run(3, "20Mbps", 20.0, random, r#""xcp""#, 15.0);
+    let fixed = run(3, "20Mbps", 20.0, XCP_QUEUE, r#""xcp""#, 15.0);
+    assert!(x.queues.f64s("utilisation")[0] > 0.97);
+    assert_eq!(x.queues.u64s("drops_overflow")[0], 0);
+    assert!(mean_queue_after(&x, 3.0) < 3.0);
+    assert_ne!(
+        x.flows.u64s("bytes_delivered"),
+        fixed.flows.u64s("bytes_delivered")
+    );
+}
+
 #[test]
 fn xcp_shares_the_link_equally_and_a_newcomer_gets_its_share_within_a_second() {
     // Flows join at 0, 3 and 6 s; each interval's share is 1/n of 20 Mb/s.

@@ -47,6 +47,7 @@ use super::droptail::DropTail;
 use super::red::Red;
 use super::{QueueCtx, QueueDiscipline, Verdict};
 use crate::packet::{Kind, Packet, PktId, XcpHeader};
+use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// Efficiency gain α (Katabi 2002 §3.4; stable for 0 < α < π/(4√2), Appendix B).
@@ -76,6 +77,10 @@ pub struct XcpParams {
     /// Sheela & Raja's congestion bit: set on departing XCP packets while the last interval's
     /// input rate reached the capacity or this many packets wait (`Q_th`); `None` is plain XCP.
     pub congestion_threshold: Option<u32>,
+    /// Start the control and queue timers at random offsets, as ns-2 does to desynchronise
+    /// routers (`XCPQueue::setupTimers`: normal of mean T and deviation 0.2·T, at least 4 ms);
+    /// otherwise at exactly one period.
+    pub random_timers: bool,
 }
 
 /// ns-2's virtual queues for the traffic that is not XCP's (module notes).
@@ -105,6 +110,7 @@ impl XcpParams {
             min_interval: MIN_INTERVAL,
             queue_window: 1.0,
             congestion_threshold: None,
+            random_timers: false,
         }
     }
 }
@@ -153,6 +159,9 @@ pub struct Xcp {
     next_tq: SimTime,
     /// Least waiting bytes since the queue timer last fired.
     min_queue: u64,
+    /// Whether the first timers still have to be drawn (`random_timers`, at the first packet,
+    /// from the router's own stream).
+    timers_undrawn: bool,
 }
 
 impl Xcp {
@@ -171,6 +180,7 @@ impl Xcp {
             next_te: SimTime::ZERO,
             next_tq: SimTime::ZERO,
             min_queue: 0,
+            timers_undrawn: p.random_timers,
             p,
         };
         // The first timers, from the same rules as every later one (`d` is the initial interval).
@@ -217,6 +227,19 @@ impl Xcp {
     #[cfg(test)]
     pub(crate) fn control(&self) -> &Control {
         &self.c
+    }
+
+    /// Draws the first timers' offsets as ns-2 does (`random_timers`): each a normal draw of
+    /// mean its period and deviation a fifth of it, at least 4 ms.
+    #[cold]
+    fn draw_timers(&mut self, rng: &mut Rng) {
+        self.timers_undrawn = false;
+        let mut offset = |period: SimTime| {
+            let t = period.as_secs_f64();
+            SimTime::from_secs_f64(normal(rng, t, 0.2 * t).max(TIMER_FLOOR_S))
+        };
+        self.next_te = offset(self.te_period());
+        self.next_tq = offset(self.tq_period());
     }
 
     /// Replays the control (`Te`) and queue (`Tq`) timers due by `now`, in time order (the
@@ -327,6 +350,15 @@ impl Xcp {
     }
 }
 
+/// The least offset ns-2 gives a router's first timers (`random_timers`), seconds.
+const TIMER_FLOOR_S: f64 = 0.004;
+
+/// A normal draw of mean `mean` and deviation `sd` (Box–Muller, from two uniforms).
+fn normal(rng: &mut Rng, mean: f64, sd: f64) -> f64 {
+    let (u1, u2) = (1.0 - rng.uniform(), rng.uniform()); // u1 in (0, 1]: ln u1 is finite
+    mean + sd * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
 /// The first of `next`, `next + period`, … after `now`.
 fn past(next: SimTime, period: SimTime, now: SimTime) -> SimTime {
     if next > now {
@@ -344,6 +376,9 @@ fn forward(p: &Packet) -> Option<&XcpHeader> {
 
 impl QueueDiscipline for Xcp {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
+        if self.timers_undrawn {
+            self.draw_timers(ctx.rng);
+        }
         self.catch_up(ctx.now);
         let p = ctx.arena.get(pkt);
         match self.class(p) {
@@ -372,6 +407,9 @@ impl QueueDiscipline for Xcp {
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
+        if self.timers_undrawn {
+            self.draw_timers(ctx.rng);
+        }
         self.catch_up(ctx.now);
         let Some(class) = self.next_class() else {
             // ns-2 then asks the queue whose turn it is, which finds itself empty (a RED queue
@@ -760,5 +798,45 @@ mod tests {
         assert!((q.control().input_rate - 100_000.0).abs() < 1e-6);
         // The persistent queue is the XCP queue's: 5 packets never left.
         assert_eq!(q.fifo.len_bytes(), 5000);
+    }
+
+    /// Box–Muller's draws have the normal's mean 0 and deviation 1 (100,000 draws: standard
+    /// errors 0.003 and 0.002).
+    #[test]
+    fn normal_draws_have_their_mean_and_deviation() {
+        let mut r = Rng::derive(2, "n");
+        let xs: Vec<f64> = (0..100_000).map(|_| normal(&mut r, 0.0, 1.0)).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
+        assert!(mean.abs() < 0.015 && (sd - 1.0).abs() < 0.01, "{mean} {sd}");
+    }
+
+    /// ns-2's first timers: mean one period (50 ms before any RTT is known), deviation 10 ms,
+    /// never under 4 ms, drawn at the first packet from the router's stream; without
+    /// `random_timers`, exactly 50 ms.
+    #[test]
+    fn random_timers_start_around_one_period() {
+        let first = |random: bool, seed: u64| {
+            let mut h = Harness::new();
+            h.rng = Rng::derive(seed, "queue:x");
+            let mut q = Xcp::new(XcpParams {
+                random_timers: random,
+                ..XcpParams::new(1e6, 100)
+            });
+            let p = xcp_pkt(&mut h, 0, 10_000.0, 0.1, SimTime::ZERO);
+            q.enqueue(p, &mut h.ctx(SimTime::ZERO));
+            (q.next_te.as_secs_f64(), q.next_tq.as_secs_f64())
+        };
+        assert_eq!(first(false, 1), (0.05, 0.05));
+        let draws: Vec<(f64, f64)> = (0..2000).map(|seed| first(true, seed)).collect();
+        for pick in [|d: &(f64, f64)| d.0, |d: &(f64, f64)| d.1] {
+            let xs: Vec<f64> = draws.iter().map(pick).collect();
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
+            assert!((mean - 0.05).abs() < 0.001, "mean {mean}");
+            assert!((sd - 0.01).abs() < 0.001, "sd {sd}");
+            assert!(xs.iter().all(|&x| x >= 0.004));
+        }
+        assert_ne!(draws[0].0, draws[0].1, "the two timers draw apart");
     }
 }

@@ -230,6 +230,11 @@ pub struct XcpSpec {
     /// `tcp_xcp_on_ 1` (for XCP sharing a link with TCP) is 0.5.
     #[serde(default)]
     pub xcp_share: Option<f64>,
+    /// Start the control and queue timers at random offsets (normal, mean one period,
+    /// deviation a fifth of it, at least 4 ms), as ns-2 does to desynchronise routers.
+    /// Default false: exactly one period.
+    #[serde(default)]
+    pub random_timers: Option<bool>,
 }
 
 /// The ACNS router (Olšovský 2014; `queue/acns.rs`): a FIFO that writes per-flow commands
@@ -493,6 +498,7 @@ pub fn xcp(s: &XcpSpec, path: &str, profile: Profile, rate: Rate, delay: SimTime
         "queue_window",
     )?;
     p.congestion_threshold = s.congestion_threshold;
+    p.random_timers = s.random_timers.unwrap_or(false);
     let limit = p.limit;
     let xcp = Xcp::new(p);
     if !s.virtual_queues.unwrap_or(false) {
