@@ -180,8 +180,8 @@ class Result:
         queue in packets, queue_bytes in bytes, recovery 0 (open) / 1 (fast recovery) /
         2 (after a timeout), avg_queue in packets (RED's average), sojourn in seconds,
         bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate), acns_command 1
-        (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while the window is held (NDCA) else
-        0.
+        (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while NDCA's hold is on (no growth
+        above its estimated threshold) else 0.
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

@@ -579,8 +579,9 @@ pub enum SeriesName {
     /// The ACNS command in force per TCP flow: 1 normal, 2 freeze, 3 fallback (recorded only
     /// for connections using ACNS).
     AcnsCommand,
-    /// 1 while the congestion control holds its window, else 0, per TCP flow (NDCA's hold
-    /// near saturation; recorded only for algorithms that have one).
+    /// 1 while the congestion control's hold is on, else 0, per TCP flow (NDCA's hold near
+    /// saturation, which stops growth above its estimated threshold; recorded only for
+    /// algorithms that have one).
     CwndHold,
 }
 
