@@ -188,7 +188,7 @@ pub struct FqCodelSpec {
     pub ecn: Option<bool>,
 }
 
-/// The XCP router (Katabi, Handley & Rohrs 2002; `queue/xcp.rs`): a FIFO whose departing XCP
+/// The XCP router (Katabi, Handley & Rohrs 2002; `queue/xcp/`): a FIFO whose departing XCP
 /// packets carry the efficiency and fairness controllers' feedback. Flows take part with
 /// `cc = "xcp"`; other traffic shares the FIFO and counts as input, unless `virtual_queues`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

@@ -4,7 +4,7 @@
 //!
 //! The sender stamps every data segment with its window, its RTT estimate and an unbounded
 //! desired increase (`tcp/sender.rs`); routers lower the feedback to what their controllers
-//! allow (`queue/xcp.rs`), the receiver echoes it, and on each ACK the window becomes
+//! allow (`queue/xcp/`), the receiver echoes it, and on each ACK the window becomes
 //! `max(cwnd + H_feedback, s)` — one segment at least (§3.2). The sender converts the header's
 //! bytes on the wire into segments, so `feedback` here is in segments.
 //!
