@@ -195,7 +195,7 @@ link, where the queue forms.
 
 ## Implementation notes
 
-`queue/xcp.rs` (router) and `tcp/cc/xcp.rs` (sender); decisions and differences from the ns-2
+`queue/xcp/` (router) and `tcp/cc/xcp.rs` (sender); decisions and differences from the ns-2
 codes are listed at the top of each file and in the README (`xcp` queue and congestion
 control).
 """
