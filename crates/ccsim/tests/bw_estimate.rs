@@ -96,3 +96,44 @@ fn ndca_records_its_window_hold() {
         assert!(points(&r, SeriesName::CwndHold, 0).is_empty(), "{what}");
     }
 }
+
+/// A loss ends NDCA's hold (§3.4), and the RTTs of the round that spanned it do not start it
+/// again: 9 Mb/s of CBR for 2 s on the 10 Mb/s bottleneck of a held flow overflows the queue.
+/// No sample is held while the sender recovers (the `recovery` series is not 0); the flow is
+/// held before the burst, grows again after it, and is held again by the end.
+#[test]
+fn ndca_hold_ends_at_a_loss_and_restarts_only_after_recovery() {
+    let flows = r#"{"kind":"tcp","name":"f","src":"s0","dst":"d0","tcp":{"cc":"ndca"}},
+        {"kind":"cbr","name":"u","src":"s1","dst":"d1","rate":"9Mbps","start":8,"stop":10}"#;
+    let trace = r#""series":["cwnd_hold","recovery","cwnd"],"interval":"10ms""#;
+    let queue = r#"{"kind":"droptail","limit":100}"#;
+    let json = dumbbell("linux", 2, "10Mbps", 20.0, queue, 14.0, flows, trace);
+    let r = run_deterministic(&json);
+    let hold = points(&r, SeriesName::CwndHold, 0);
+    let recovery = points(&r, SeriesName::Recovery, 0);
+    let cwnd = points(&r, SeriesName::Cwnd, 0);
+    assert_eq!(hold.len(), recovery.len());
+    let recovering: Vec<f64> = recovery
+        .iter()
+        .filter(|p| p.1 != 0.0)
+        .map(|p| p.0)
+        .collect();
+    assert!(!recovering.is_empty(), "the burst causes no loss");
+    for (h, rc) in hold.iter().zip(&recovery) {
+        assert!(
+            h.1 == 0.0 || rc.1 == 0.0,
+            "held while recovering at {} s",
+            h.0
+        );
+    }
+    let at = |s: &[(f64, f64)], t: f64| s.iter().find(|p| p.0 >= t - 1e-9).unwrap().1;
+    assert_eq!(at(&hold, 7.9), 1.0, "held before the burst");
+    assert!(r.flows.u64s("packets_dropped")[0] > 0);
+    let low = cwnd
+        .iter()
+        .filter(|p| (8.0..10.5).contains(&p.0))
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min);
+    assert!(at(&cwnd, 14.0) > 2.0 * low, "no growth after the burst");
+    assert_eq!(at(&hold, 14.0), 1.0, "held again by the end");
+}

@@ -14,7 +14,12 @@
 //! - The hold ("BW == maxBW" in Fig. 4) starts when the RTT exceeds α·BaseRTT (α 1.2) and ends
 //!   when a smaller BaseRTT is measured or at a loss (§3.4). "The RTT" is the smallest sample of
 //!   a round (as Vegas measures), so a single sample stretched by a delayed ACK does not stop
-//!   the flow's growth for good.
+//!   the flow's growth for good. Rounds count in the open state only, the first beginning as
+//!   the sender leaves recovery: samples from before a loss and during recovery do not re-arm
+//!   the hold the loss ended.
+//! - Fig. 4 grows the window per ACK (ns-2 counts ACKs); where segments are counted, an ACK
+//!   for k segments is k ACKs, so the window passes `cwnd_essthresh` by at most one segment
+//!   in slow start, as Fig. 4's `cwnd += 1` does.
 //! - Until the first estimate exists (the first update needs two ACK times) the connection
 //!   slow-starts under its ordinary ssthresh, as interval A describes.
 //! - "packetSize × ackCount" is the bytes the ACKs since the last update acknowledged (eq. 3's
@@ -157,9 +162,15 @@ impl CongestionControl for Ndca {
                 self.base_rtt = r;
                 self.holding = false;
             }
-            self.round_min = self.round_min.min(r);
+            if st.ca_state == CaState::Open {
+                self.round_min = self.round_min.min(r);
+            }
         }
-        if st.snd_una > self.round_end {
+        // Rounds are measured in the open state only: a loss ends the hold, and samples taken
+        // while the window is being cut still carry the queue that caused the loss. A round
+        // that spanned one would re-arm the hold as the sender leaves recovery, however empty
+        // the queue is by then (`set_state` starts a fresh round there).
+        if st.ca_state == CaState::Open && st.snd_una > self.round_end {
             let threshold = self.alpha * self.base_rtt.as_secs_f64();
             if self.hold_enabled
                 && self.round_min != SimTime::MAX
@@ -179,14 +190,23 @@ impl CongestionControl for Ndca {
             return;
         };
         st.ssthresh = ess.max(2.0);
+        // Fig. 4, per ACK: +1 while cwnd ≤ cwnd_essthresh, else +1/cwnd unless held. An ACK
+        // for `acked` segments (counting segments, as Linux does) counts as that many ACKs:
+        // +1 each until the window passes the threshold, the rest as above it, so that a
+        // stretch ACK (after a timeout's retransmission fills a hole) cannot carry the window
+        // far past the threshold in one step.
+        let mut left = ack.acked;
         if st.cwnd <= ess {
-            st.cwnd += ack.acked;
-        } else if !self.holding {
-            st.cwnd += ack.acked / st.cwnd;
+            let step = left.min((ess - st.cwnd).floor() + 1.0);
+            st.cwnd += step;
+            left -= step;
+        }
+        if left > 0.0 && !self.holding {
+            st.cwnd += left / st.cwnd;
         }
     }
 
-    fn set_state(&mut self, _st: &mut TcpState, new: CaState) {
+    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
         // Triple duplicate ACKs: `preBW = 0; cwnd_essthresh = 0` (Fig. 4); the halving itself
         // is the sender's, via `ssthresh`. After a timeout the window restarts from 1 in slow
         // start up to the measured threshold (interval A), so the estimate is kept.
@@ -197,6 +217,9 @@ impl CongestionControl for Ndca {
         if new != CaState::Open {
             self.holding = false; // any loss ends the hold (§3.4)
         }
+        // The round that can hold the window again begins when the window is whole again.
+        self.round_min = SimTime::MAX;
+        self.round_end = st.snd_nxt;
     }
 }
 
@@ -287,6 +310,71 @@ mod tests {
         c.pkts_acked(&st, &test_ack(1.0, Some(90)));
         c.cong_avoid(&mut st, &test_ack(1.0, None));
         assert!(st.cwnd > 40.025);
+    }
+
+    #[test]
+    fn a_round_spanning_a_loss_does_not_re_arm_the_hold() {
+        // BaseRTT 100 ms, α 1.2: a round whose smallest RTT passes 120 ms holds the window.
+        let mut c = ndca();
+        c.base_rtt = SimTime::from_millis(100);
+        c.holding = true;
+        c.round_end = 10;
+        let mut st = test_state(40.0, 1000.0);
+        st.snd_una = 5;
+        c.pkts_acked(&st, &test_ack(1.0, Some(130)));
+        // Triple duplicate ACKs with segments up to 40 sent: the hold ends.
+        st.snd_nxt = 40;
+        c.set_state(&mut st, CaState::Recovery);
+        st.ca_state = CaState::Recovery;
+        assert!(!c.holding);
+        // In recovery the ACKs carry the queue that overflowed (135 ms) and SND.UNA passes both
+        // the round that began before the loss (10) and the segments sent by then (40): no hold.
+        for una in [12, 41] {
+            st.snd_una = una;
+            c.pkts_acked(&st, &test_ack(1.0, Some(135)));
+            assert!(!c.holding, "in recovery, SND.UNA {una}");
+        }
+        // Recovery ends with segments up to 50 sent: the first round runs to SND.UNA > 50. Its
+        // smallest RTT is 101 ms (the queue has drained): no hold, though a later sample is 140.
+        st.snd_nxt = 50;
+        c.set_state(&mut st, CaState::Open);
+        st.ca_state = CaState::Open;
+        st.snd_una = 45;
+        c.pkts_acked(&st, &test_ack(1.0, Some(101)));
+        st.snd_nxt = 60;
+        st.snd_una = 51;
+        c.pkts_acked(&st, &test_ack(1.0, Some(140)));
+        assert!(!c.holding);
+        // The next round (to SND.UNA > 60) sees 125 and 130 ms: the queue is back, and so is
+        // the hold.
+        st.snd_una = 55;
+        c.pkts_acked(&st, &test_ack(1.0, Some(130)));
+        assert!(!c.holding);
+        st.snd_una = 61;
+        c.pkts_acked(&st, &test_ack(1.0, Some(125)));
+        assert!(c.holding);
+    }
+
+    #[test]
+    fn an_ack_for_many_segments_passes_the_threshold_by_one_segment_at_most() {
+        // cwnd_essthresh 35, cwnd 30, one ACK for 10 segments = 10 ACKs of Fig. 4: +1 for each
+        // of the 6 that find cwnd ≤ 35 (30 … 35 → 36), then +1/cwnd for each of the other 4
+        // (36 + 4/36, as Reno's per-ACK increase is counted here).
+        let mut c = ndca();
+        c.essthresh = Some(35.0);
+        let mut st = test_state(30.0, 1000.0);
+        c.cong_avoid(&mut st, &test_ack(10.0, None));
+        assert!((st.cwnd - (36.0 + 4.0 / 36.0)).abs() < 1e-12, "{}", st.cwnd);
+        assert_eq!(st.ssthresh, 35.0);
+        // Held: the 4 above the threshold add nothing.
+        c.holding = true;
+        st.cwnd = 30.0;
+        c.cong_avoid(&mut st, &test_ack(10.0, None));
+        assert_eq!(st.cwnd, 36.0);
+        // Counting ACKs (ns-2): at cwnd = essthresh, Fig. 4's `cwnd <= cwnd_essthresh` adds 1.
+        st.cwnd = 35.0;
+        c.cong_avoid(&mut st, &test_ack(1.0, None));
+        assert_eq!(st.cwnd, 36.0);
     }
 
     #[test]
