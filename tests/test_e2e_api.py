@@ -179,7 +179,7 @@ def test_packet_trace(tmp_path):
     p = r.packets
     assert list(p.columns) == [
         "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload",
-        "seq", "ack", "ce", "sent_s",
+        "seq", "ack", "ce", "uid", "sent_s",
     ]  # fmt: skip
     assert set(p["event"]) == {"+", "-", "d", "r"} and set(p["link"]) == {"bottleneck"}
     assert p["time_s"].is_monotonic_increasing
@@ -187,6 +187,8 @@ def test_packet_trace(tmp_path):
     mine = p[p["from"] == "left"]
     assert (mine["event"] == "+").sum() == fwd["arrivals"]
     assert (mine["event"] == "d").sum() == fwd["drops_overflow"]
+    # Each packet's number is its own: one `+` per number at the direction.
+    assert mine[mine["event"] == "+"]["uid"].is_unique
     # Tracing changes no result.
     plain = ccsim.run({**s, "trace": {**s["trace"], "packets": []}})
     assert plain.packets.empty

@@ -41,7 +41,7 @@ def decode_column(column: Any) -> np.ndarray | list:
 # The packet trace's columns (`Result.packets`), as the core writes them.
 PACKET_COLUMNS = [
     "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload", "seq",
-    "ack", "ce", "sent_s",
+    "ack", "ce", "uid", "sent_s",
 ]  # fmt: skip
 
 
@@ -106,7 +106,8 @@ class Result:
     ``packets``: one row per event of a packet at the links named in ``trace.packets``
     (``time_s``, ``event`` ``+ - d r`` as in ns-2's traces, ``cause`` of a drop, ``link``,
     ``from``, ``to``, ``flow``, ``kind`` tcp/ack/udp, ``size``, ``payload``, ``seq``, ``ack``,
-    ``ce``, ``sent_s``), empty when none is traced.
+    ``ce``, ``uid`` the packet's number in the run, the same at every hop, ``sent_s``), empty
+    when none is traced.
     """
 
     def __init__(

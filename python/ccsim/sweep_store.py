@@ -32,8 +32,9 @@ import pyarrow.parquet as pq
 
 from .runner import _json_default
 
-# Of the per-point record; bump if its meaning changes (2: the series file; 3: the packet trace).
-FORMAT = 3
+# Of the per-point record; bump if its meaning changes (2: the series file; 3: the packet trace;
+# 4: the packet trace's `uid`).
+FORMAT = 4
 META_KEY = b"ccsim.point"
 
 

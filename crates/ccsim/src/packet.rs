@@ -171,6 +171,12 @@ pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<u32>,
     live: usize,
+    /// Each slot's packet's number in the run (ns-2's `uid_`), kept only where packets are
+    /// traced (`numbered`): beside the slots, not in the packet, which would grow by 8 bytes
+    /// for every run.
+    uids: Vec<u64>,
+    numbered: bool,
+    next_uid: u64,
 }
 
 impl PacketArena {
@@ -178,7 +184,7 @@ impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
         self.live += 1;
-        if let Some(i) = self.free.pop() {
+        let id = if let Some(i) = self.free.pop() {
             // A free slot holds no XCP header (`free` dropped it), so nothing in it needs
             // dropping, and forgetting the old value lets the compiler skip reading the slot:
             // with thousands of flows it has left the cache, and reading it to drop the header
@@ -188,7 +194,31 @@ impl PacketArena {
         } else {
             self.slots.push(p);
             PktId(self.slots.len() as u32 - 1)
+        };
+        if self.numbered {
+            self.number(id);
         }
+        id
+    }
+
+    /// Numbers packets from now on, 0, 1, 2, … in the order they are made (call before any is).
+    pub fn number_packets(&mut self) {
+        self.numbered = true;
+    }
+
+    #[cold]
+    fn number(&mut self, id: PktId) {
+        let i = id.0 as usize;
+        if self.uids.len() <= i {
+            self.uids.resize(i + 1, 0);
+        }
+        self.uids[i] = self.next_uid;
+        self.next_uid += 1;
+    }
+
+    /// Packet `id`'s number in the run, unique to it, where packets are numbered (else 0).
+    pub fn uid(&self, id: PktId) -> u64 {
+        self.uids.get(id.0 as usize).copied().unwrap_or(0)
     }
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;

@@ -402,6 +402,7 @@ fn packets_table(sim: &Simulation, now: SimTime) -> Table {
     t.u64("seq", num(&|r| r.seq as u64));
     t.u64("ack", num(&|r| r.ack as u64));
     t.u64("ce", num(&|r| r.ce as u64));
+    t.u64("uid", num(&|r| r.uid));
     t.f64(
         "sent_s",
         rows.iter().map(|(_, r)| r.sent.as_secs_f64()).collect(),

@@ -163,6 +163,10 @@ impl Simulation {
                 l.use_express();
             }
         }
+        // Packet traces name each packet by its number in the run (`PacketRecord::uid`).
+        if sim.links.iter().any(|l| l.packet_log().is_some()) {
+            sim.arena.number_packets();
+        }
         sim.set_cut_through(true);
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         let prefetching = worth_prefetching(&sim);

@@ -100,7 +100,7 @@ fn queue_row(r: &Results, link: &str, from: &str) -> usize {
 fn tracing_changes_no_result() {
     for (queue, loss) in QUEUES {
         let plain = run_deterministic(&scenario(queue, loss, "[]"));
-        assert_eq!(plain.packets.columns.len(), 14);
+        assert_eq!(plain.packets.columns.len(), 15);
         assert_eq!(plain.packets.f64s("time_s").len(), 0);
         let traced = run_deterministic(&scenario(queue, loss, r#"["bottleneck","access_s0"]"#));
         assert_same_tables(&traced, &plain, &format!("traced {queue}{loss}"));
@@ -241,4 +241,60 @@ fn unknown_links_are_refused_by_name() {
         e.starts_with("trace.packets[1]: no link named \"core\"; links are: bottleneck, "),
         "{e}"
     );
+}
+
+/// `uid` names one packet at every hop: traced on every link of the lossy dumbbell, each number
+/// has one flow, kind, `seq`, `ack` and send time; crosses each direction at most once, in
+/// the order `+`, then `-` or `d`, then `r` or `d` (`loss`); and only a packet that reached a
+/// direction's far node (`r`) appears on a later one. Numbers run from 0 in the order packets
+/// are sent.
+#[test]
+fn every_packet_keeps_its_number_across_hops() {
+    use std::collections::{BTreeMap, HashMap};
+    let (queue, loss) = QUEUES[3];
+    let r = run_deterministic(&scenario(queue, loss, r#"["*"]"#));
+    let p = &r.packets;
+    let (uid, event, link, from) = (
+        p.u64s("uid"),
+        p.strs("event"),
+        p.strs("link"),
+        p.strs("from"),
+    );
+    let all = Dir {
+        r: &r,
+        rows: (0..uid.len()).collect(),
+    };
+    let mut by_uid: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for i in 0..uid.len() {
+        by_uid.entry(uid[i]).or_default().push(i);
+    }
+    let mut sent = vec![];
+    for (u, rows) in &by_uid {
+        let id = all.id(rows[0]);
+        assert!(rows.iter().all(|&i| all.id(i) == id), "uid {u}: {id:?}");
+        let mut hops: HashMap<(&str, &str), String> = HashMap::new();
+        let mut last_hop_reached = true;
+        for &i in rows {
+            let hop = hops.entry((&link[i], &from[i])).or_default();
+            if hop.is_empty() {
+                assert!(last_hop_reached, "uid {u} went on after it was lost");
+            }
+            hop.push_str(&event[i]);
+            last_hop_reached = hop.ends_with('r');
+        }
+        for (hop, events) in &hops {
+            assert!(
+                ["+", "+-", "+d", "+-r", "+-d"].contains(&events.as_str()),
+                "uid {u} at {hop:?}: {events}"
+            );
+        }
+        sent.push((p.f64s("sent_s")[rows[0]], *u));
+    }
+    let lost = all.with("d").len();
+    assert!(lost > 0 && by_uid.len() > 1000);
+    // In the order they were sent (the sort by time is stable, and numbers grow with it).
+    let mut by_time = sent.clone();
+    by_time.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    assert_eq!(by_time, sent);
+    assert_eq!(*by_uid.keys().next().unwrap(), 0);
 }

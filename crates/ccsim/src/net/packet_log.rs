@@ -10,7 +10,7 @@
 //! known, and recorded, as it leaves the queue, so the records are put in time order when the
 //! results are collected (`results.rs`).
 
-use crate::packet::{Ecn, Kind, Packet};
+use crate::packet::{Ecn, Kind, PacketArena, PktId};
 use crate::queue::Reason;
 use crate::time::SimTime;
 
@@ -74,6 +74,8 @@ impl PacketEvent {
 pub struct PacketRecord {
     pub at: SimTime,
     pub event: PacketEvent,
+    /// The packet's number in the run, the same at every hop (ns-2's `uid_`).
+    pub uid: u64,
     pub flow: u32,
     pub kind: Kind,
     pub size: u32,
@@ -94,10 +96,12 @@ pub struct PacketLog {
 }
 
 impl PacketLog {
-    pub fn record(&mut self, at: SimTime, event: PacketEvent, p: &Packet) {
+    pub fn record(&mut self, at: SimTime, event: PacketEvent, pkt: PktId, arena: &PacketArena) {
+        let p = arena.get(pkt);
         self.records.push(PacketRecord {
             at,
             event,
+            uid: arena.uid(pkt),
             flow: p.flow,
             kind: p.kind,
             size: p.size,

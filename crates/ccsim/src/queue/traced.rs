@@ -41,7 +41,7 @@ impl Traced {
     fn log_side_drops(&mut self, ctx: &QueueCtx, from: usize) {
         for &(p, r) in &ctx.dropped[from..] {
             let event = PacketEvent::Drop(r.into());
-            self.log.record(ctx.now, event, ctx.arena.get(p));
+            self.log.record(ctx.now, event, p, ctx.arena);
         }
     }
 
@@ -49,12 +49,13 @@ impl Traced {
     /// left the queue, is a drop. It is one of the last packets recorded (those that left the
     /// queue after it are still on their way to the transmitter's end, at most one).
     pub fn note_loss(&mut self, at: SimTime, pkt: PktId, arena: &PacketArena) {
-        let p = arena.get(pkt);
-        let found = self.log.records.iter_mut().rev().find(|r| {
-            r.event == PacketEvent::Receive
-                && (r.flow, r.kind, r.seq, r.ack, r.sent)
-                    == (p.flow, p.kind, p.seq, p.ack, p.created)
-        });
+        let uid = arena.uid(pkt);
+        let found = self
+            .log
+            .records
+            .iter_mut()
+            .rev()
+            .find(|r| r.event == PacketEvent::Receive && r.uid == uid);
         let r = found.expect("a lost packet was recorded as it left the queue");
         r.at = at;
         r.event = PacketEvent::Drop(DropCause::Loss);
@@ -68,13 +69,13 @@ impl QueueDiscipline for Traced {
     #[inline(never)]
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
         self.log
-            .record(ctx.now, PacketEvent::Enqueue, ctx.arena.get(pkt));
+            .record(ctx.now, PacketEvent::Enqueue, pkt, ctx.arena);
         let from = ctx.dropped.len();
         let v = self.inner.enqueue(pkt, ctx);
         self.log_side_drops(ctx, from);
         if let Verdict::Dropped(r) = v {
             let event = PacketEvent::Drop(r.into());
-            self.log.record(ctx.now, event, ctx.arena.get(pkt));
+            self.log.record(ctx.now, event, pkt, ctx.arena);
         }
         v
     }
@@ -86,10 +87,10 @@ impl QueueDiscipline for Traced {
         let pkt = self.inner.dequeue(ctx);
         self.log_side_drops(ctx, from);
         let pkt = pkt?;
-        let p = ctx.arena.get(pkt);
-        self.log.record(ctx.now, PacketEvent::Dequeue, p);
-        let reach = ctx.now + self.rate.tx_time(p.size) + self.delay;
-        self.log.record(reach, PacketEvent::Receive, p);
+        self.log
+            .record(ctx.now, PacketEvent::Dequeue, pkt, ctx.arena);
+        let reach = ctx.now + self.rate.tx_time(ctx.arena.get(pkt).size) + self.delay;
+        self.log.record(reach, PacketEvent::Receive, pkt, ctx.arena);
         Some(pkt)
     }
 
