@@ -265,8 +265,8 @@ fn every_packet_keeps_its_number_across_hops() {
         rows: (0..uid.len()).collect(),
     };
     let mut by_uid: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-    for i in 0..uid.len() {
-        by_uid.entry(uid[i]).or_default().push(i);
+    for (i, &u) in uid.iter().enumerate() {
+        by_uid.entry(u).or_default().push(i);
     }
     let mut sent = vec![];
     for (u, rows) in &by_uid {
