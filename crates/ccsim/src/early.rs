@@ -26,9 +26,17 @@
 //!   the end, and only packets that arrive by then are handed over early.
 //!
 //! One early hand-over may lead to another only through relays (a one-flow path, where a
-//! sender's packet runs straight to its receiver): a packet handed over inside another's, or to
-//! a direction with a packet still to arrive by its event, arrives by its event instead, so
-//! that each endpoint takes its packets in order and the call depth stays one.
+//! sender's packet runs straight to its receiver and the receiver's ACK straight back). Such a
+//! packet is not taken there and then, inside the other endpoint's handling, where that
+//! endpoint may still be sending what it sent before (its earlier packets not yet on their
+//! line): it waits in `deferred`, and so does every later hand-over until the queue is empty.
+//! Between events, where no endpoint is sending, `take_deferred` hands them over in the order
+//! they came, each endpoint's in the order its one direction brought them; those that this
+//! hands over in turn join the queue. The call depth stays one, and a one-flow path takes no
+//! event per round trip (scenario a: 0.53 events per delivered packet before, 0.00 now). The
+//! queue stops at the first packet due after the current step of `run_until`, so that a step
+//! still returns on time (the Python runner's progress and Ctrl-C); the next step goes on
+//! from there, before its first event.
 //!
 //! `tests/early_delivery.rs` runs scenarios with and without it and requires the same results.
 
@@ -105,8 +113,19 @@ impl Simulation {
 
     /// Hands packet `p`, which reaches its endpoint over delivering direction `d` at `at` (not
     /// before now), to the endpoint, as its arrival event would have then (module notes).
+    /// One handed over while an endpoint is taking another, or while others wait, waits in
+    /// `deferred` for the event's end (`take_deferred`; module notes).
     #[inline(never)]
     pub(crate) fn deliver_early(&mut self, d: u32, p: PktId, at: SimTime) {
+        if self.early || !self.deferred.is_empty() {
+            self.deferred.push_back((d, p, at));
+            return;
+        }
+        self.take_early(d, p, at);
+    }
+
+    #[inline(always)]
+    fn take_early(&mut self, d: u32, p: PktId, at: SimTime) {
         let now = self.now;
         let pkt = self.arena.get(p);
         let (i, to_sender) = (pkt.flow as usize, pkt.kind == Kind::TcpAck);
@@ -116,6 +135,20 @@ impl Simulation {
         self.deliver(p);
         self.now = now;
         self.early = false;
+    }
+
+    /// Hands the deferred packets to their endpoints, in the order they were handed over,
+    /// and those that handing them over defers in turn, up to the first that arrives after
+    /// the current step of the run. Call between events, where no endpoint is sending.
+    #[inline(never)]
+    pub(crate) fn take_deferred(&mut self) {
+        while let Some(&(d, p, at)) = self.deferred.front() {
+            if at > self.step_end {
+                return;
+            }
+            self.deferred.pop_front();
+            self.take_early(d, p, at);
+        }
     }
 
     /// Takes, in the event queue's order, what flow `i`'s endpoint (its sender if `to_sender`,

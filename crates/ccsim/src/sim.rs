@@ -6,6 +6,8 @@
 //! packet is counted once as injected and once as consumed or dropped, so conservation
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
+use std::collections::VecDeque;
+
 use crate::ahead::{worth_prefetching, End};
 use crate::app::UdpSource;
 use crate::engine::{Event, EventQueue};
@@ -82,6 +84,12 @@ pub struct Simulation {
     spare_out: Vec<Packet>,
     /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
     pub(crate) early: bool,
+    /// Packets handed over early while an endpoint was taking another, waiting for the event's
+    /// end (`early.rs`): direction, packet and time of arrival.
+    pub(crate) deferred: VecDeque<(u32, PktId, SimTime)>,
+    /// Where the current `run_until` stops: deferred hand-overs wait for the next step beyond
+    /// it (`early.rs`).
+    pub(crate) step_end: SimTime,
     drops: Vec<PktId>,
     /// Packets a general-path direction handed on, while they go to the fed directions.
     handed: Vec<(SimTime, Transit)>,
@@ -148,6 +156,8 @@ impl Simulation {
             out: Vec::new(),
             spare_out: Vec::new(),
             early: false,
+            deferred: VecDeque::new(),
+            step_end: end,
             drops: Vec::new(),
             handed: Vec::new(),
             scratch: Vec::new(),
@@ -192,12 +202,17 @@ impl Simulation {
     /// Runs every event up to and including time `t` (capped at the end of the run).
     pub fn run_until(&mut self, t: SimTime) {
         let t = t.min(self.end);
+        self.step_end = t;
+        self.take_deferred();
         while let Some((time, ev)) = self.events.pop_until(t) {
             self.now = time;
             if self.prefetching {
                 self.prefetch_upcoming();
             }
             self.handle(ev);
+            if !self.deferred.is_empty() {
+                self.take_deferred();
+            }
         }
         self.now = self.now.max(t);
     }
@@ -215,9 +230,11 @@ impl Simulation {
         self.events.processed()
     }
 
-    /// Packets in queues, on transmitters and propagating.
+    /// Packets in queues, on transmitters and propagating, and those handed over early that
+    /// wait for a later step of the run (`early.rs`).
     pub fn packets_in_network(&self) -> u64 {
-        self.links.iter().map(|l| l.packets_held()).sum()
+        let held: u64 = self.links.iter().map(|l| l.packets_held()).sum();
+        held + self.deferred.len() as u64
     }
 
     /// The most packets ever in the network at once.
@@ -475,8 +492,7 @@ impl Simulation {
                 }
             }
             let (arena, drops) = (&mut self.arena, &mut self.drops);
-            let early = !self.early;
-            match self.links[d as usize].hand_in(at, l, t, self.end, early, arena, drops) {
+            match self.links[d as usize].hand_in(at, l, t, self.end, arena, drops) {
                 Handed::Held => {}
                 Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
                 Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),

@@ -6,7 +6,7 @@ mod common;
 
 use ccsim::net::link::Fed;
 use ccsim::results::Results;
-use ccsim::sim::Simulation;
+use ccsim::sim::{FlowSlot, Simulation};
 use common::{assert_same_tables, bulk_flows, dumbbell};
 
 fn load(json: &str) -> Simulation {
@@ -211,10 +211,12 @@ fn senders_take_their_acks_early_through_timeouts_and_stops() {
 #[test]
 fn a_one_flow_path_hands_over_early_at_one_end_at_a_time() {
     // Over relays (one flow, each hop fed by the one before), a packet handed to the sender's
-    // or receiver's access link while the other end is taking one early arrives by its event,
-    // and so do the packets behind it until none is left on the line. With a window of three
-    // segments and a 1 ms delayed-ACK timer, the receiver's timer events hand ACKs to an idle
-    // sender, which takes them early, so that both ends switch between the two ways.
+    // or receiver's access link while the other end is taking one early waits for the event's
+    // end, and so do the hand-overs after it (`Simulation::take_deferred`). With a window of
+    // three segments and a 1 ms delayed-ACK timer, the receiver's timer events hand ACKs to an
+    // idle sender at the top level, so that both ways of taking them early mix; `finish` runs
+    // in two steps, so the second half's nested hand-overs stop at the first step's end and
+    // arrive by their events.
     for tcp in [
         r#""cc":"cubic","recovery":"sack","delayed_ack_timeout":"3ms""#,
         r#""rwnd":"4344B","delayed_ack_timeout":"1ms""#,
@@ -229,4 +231,45 @@ fn a_one_flow_path_hands_over_early_at_one_end_at_a_time() {
         );
         assert_same(&json, &[("n2", "n3"), ("n1", "n0")]);
     }
+}
+
+#[test]
+fn a_one_flow_path_runs_ahead_of_the_clock_no_further_than_the_step() {
+    // A one-flow dumbbell takes its packets early at both ends, one hand-over leading to the
+    // next, without events; but a step of `run_until` (the Python runner's progress steps)
+    // stops them at its end, so the sender has sent no more than the step's worth, and the
+    // run in 40 steps gives the same results as in one.
+    let json = dumbbell(
+        "linux",
+        1,
+        "10Mbps",
+        18.0,
+        r#"{"kind":"droptail","limit":100}"#,
+        20.0,
+        &bulk_flows(1, r#""cc":"reno","recovery":"sack""#),
+        r#""series":[]"#,
+    );
+    let whole = load(&json);
+    let (whole, _) = finish(whole);
+    assert!(
+        (whole.meta.events as f64) < 0.01 * whole.flows.u64s("packets_delivered")[0] as f64,
+        "one-flow path: {} events",
+        whole.meta.events
+    );
+    let mut sim = load(&json);
+    let line_rate = 10e6 / 8.0; // bytes per second at the bottleneck
+    for k in 1..=40 {
+        let t = ccsim::time::SimTime::from_secs_f64(0.5 * k as f64);
+        sim.run_until(t);
+        let FlowSlot::Tcp(c) = &sim.flows[0] else {
+            unreachable!("a TCP flow")
+        };
+        // Sent by the step's end: at most the line's rate since the start, plus a window of
+        // queue and path (100 packets and 40 ms of the line) and the initial burst.
+        let bound = line_rate * t.as_secs_f64() + 1500.0 * (100.0 + 10.0) + line_rate * 0.04;
+        let sent = c.sender.stats.bytes_sent as f64;
+        assert!(sent <= bound, "at {t}: {sent} bytes sent, at most {bound}");
+    }
+    let (stepped, _) = finish(sim);
+    assert_same_tables(&stepped, &whole, "run in 40 steps");
 }

@@ -152,8 +152,8 @@ impl LinkDir {
     /// takes them from: every later one is due after `horizon` too.
     ///
     /// A `Fed::Delivering` direction does the same, and if the packet reaches the far node by
-    /// `horizon`, `early` allows it and no packet before it is still to arrive by its event, the
-    /// simulation hands it to the endpoint at once, for that time, and the line keeps only its
+    /// `horizon` and no packet before it is still to arrive by its event, the simulation hands
+    /// it to the endpoint for that time, without an event, and the line keeps only its
     /// timetable (`early.rs`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -163,7 +163,6 @@ impl LinkDir {
         feeder: u32,
         t: Transit,
         horizon: SimTime,
-        early: bool,
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Handed {
@@ -176,7 +175,7 @@ impl LinkDir {
         let Offered::Arrives(arrival) = self.enqueue_express(t, at, false, arena, drops) else {
             return Handed::Held;
         };
-        if early && self.fed == Fed::Delivering && arrival <= horizon {
+        if self.fed == Fed::Delivering && arrival <= horizon {
             let Path::Express(f) = &mut self.path else {
                 unreachable!("a direct direction is express");
             };
