@@ -136,6 +136,12 @@ impl Sender {
 
     /// The cumulative ACK is about to cover the first `acked` segments.
     pub(super) fn board_acked(&mut self, acked: u64) {
+        // Without SACKed segments (nearly every ACK outside recovery) there is nothing to count
+        // down, and `top` and the runs are empty.
+        if self.board.n_sacked == 0 {
+            debug_assert!(self.board.top.is_empty() && self.board.ranges.is_empty());
+            return;
+        }
         for (i, m) in self.segs.iter().take(acked as usize).enumerate() {
             if m.sacked() {
                 self.board.n_sacked -= 1;

