@@ -293,17 +293,17 @@ impl FifoLine {
         let done = start + tx;
         self.busy_until = done;
         // An idle transmitter (every earlier packet has started: `advance(now)`) takes the
-        // packet at once; otherwise it waits.
+        // packet at once; otherwise it waits, which the waiting-time integrals count.
         let idle = start == now;
-        if !idle {
-            self.waiting_bytes += size as u64;
-        }
-        let wait = (start - now).as_nanos() as u128;
         let a = &mut self.accepted;
         a.bytes += size as u64;
         a.busy += tx;
-        a.wait_pkts += wait;
-        a.wait_bytes += wait * size as u128;
+        if !idle {
+            self.waiting_bytes += size as u64;
+            let wait = (start - now).as_nanos() as u128;
+            a.wait_pkts += wait;
+            a.wait_bytes += wait * size as u128;
+        }
         let lost = wire.is_some_and(|w| {
             let lost = w.lose(done);
             if lost {
@@ -324,16 +324,19 @@ impl FifoLine {
             done,
         };
         self.tail += 1;
-        if idle {
-            self.started = self.tail;
-            self.last_sojourn = SimTime::ZERO;
-        }
         // As on the general path, the queue length seen includes the arriving packet, even
         // when it started at once (then the queue holds nothing else).
-        let len = ((self.tail - self.started) as u32).max(1);
+        let (len, bytes) = if idle {
+            debug_assert_eq!(self.waiting_bytes, 0, "an idle line has nothing waiting");
+            self.started = self.tail;
+            self.last_sojourn = SimTime::ZERO;
+            (1, size as u64)
+        } else {
+            ((self.tail - self.started) as u32, self.waiting_bytes)
+        };
         self.max_len_pkts = self.max_len_pkts.max(len);
         let c = &mut self.counts;
-        c.max_len_bytes = c.max_len_bytes.max(self.waiting_bytes.max(size as u64));
+        c.max_len_bytes = c.max_len_bytes.max(bytes);
         if lost {
             Offered::Lost
         } else {
