@@ -137,7 +137,8 @@ def test_without_an_installed_core_it_says_to_install_first(monkeypatch):
 
 
 def test_the_core_says_how_it_was_built():
-    assert _native.build() in {"release", "debug", "release, PGO", "debug, PGO"}
+    kinds = {"release", "debug", "release, PGO", "debug, PGO"}
+    assert _native.build() in kinds | {f"{k}, native" for k in kinds}
 
 
 def test_list_prints_the_training_set_and_builds_nothing(capsys, monkeypatch):
@@ -145,3 +146,15 @@ def test_list_prints_the_training_set_and_builds_nothing(capsys, monkeypatch):
     monkeypatch.setattr("ccsim.validate", lambda d: None)
     pgo.main(["--list"])
     assert capsys.readouterr().out == "x: 1s, 0 flows\n"
+
+
+def test_both_builds_optimise_the_whole_program_for_this_processor_unless_portable(monkeypatch):
+    monkeypatch.setenv("RUSTFLAGS", "-Cdebuginfo=1")
+    env = pgo._cargo_env(Path("/t"), "-Cprofile-use=/p", native=True)
+    assert env["CARGO_PROFILE_RELEASE_LTO"] == "fat"
+    assert env["CARGO_PROFILE_RELEASE_CODEGEN_UNITS"] == "1"
+    assert env["RUSTFLAGS"] == "-Cdebuginfo=1 -Cprofile-use=/p -Ctarget-cpu=native"
+    assert env["CARGO_TARGET_DIR"] == "/t"
+    monkeypatch.delenv("RUSTFLAGS")
+    portable = pgo._cargo_env(Path("/t"), "-Cprofile-use=/p", native=False)
+    assert portable["RUSTFLAGS"] == "-Cprofile-use=/p"

@@ -19,6 +19,13 @@ fn main() {
         "plain"
     };
     println!("cargo:rustc-env=CCSIM_CODEGEN={kind}");
+    // `-Ctarget-cpu=native` (`bench/pgo.py`'s default): code for this machine's processor.
+    let cpu = if has("target-cpu=native") {
+        ", native"
+    } else {
+        ""
+    };
+    println!("cargo:rustc-env=CCSIM_TARGET_CPU={cpu}");
 
     // A directory makes Cargo rerun this script when anything under it changes.
     println!("cargo:rerun-if-changed=src");

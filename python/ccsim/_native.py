@@ -45,7 +45,8 @@ def core_id() -> str:
 
 def build() -> str:
     """How the compiled core was built: "release" or "debug", with ", PGO" for a
-    profile-guided build (bench/pgo.py)."""
+    profile-guided build (bench/pgo.py) and ", native" for one compiled for the building
+    machine's processor."""
     return core().build()
 
 

@@ -30,14 +30,15 @@ pub use sim::Simulation;
 
 /// How this core was compiled: `"release"` or `"debug"` (debug assertions on), then
 /// `", PGO"` for a profile-guided build (`bench/pgo.py`) or `", instrumented"` for the build
-/// that collects the profile. Benchmarks print it beside their figures.
+/// that collects the profile, then `", native"` where it was compiled for the building
+/// machine's processor (`-Ctarget-cpu=native`). Benchmarks print it beside their figures.
 pub const BUILD: &str = match (cfg!(debug_assertions), env!("CCSIM_CODEGEN").as_bytes()) {
-    (true, b"pgo") => "debug, PGO",
-    (true, b"instrumented") => "debug, instrumented",
-    (true, _) => "debug",
-    (false, b"pgo") => "release, PGO",
-    (false, b"instrumented") => "release, instrumented",
-    (false, _) => "release",
+    (true, b"pgo") => concat!("debug, PGO", env!("CCSIM_TARGET_CPU")),
+    (true, b"instrumented") => concat!("debug, instrumented", env!("CCSIM_TARGET_CPU")),
+    (true, _) => concat!("debug", env!("CCSIM_TARGET_CPU")),
+    (false, b"pgo") => concat!("release, PGO", env!("CCSIM_TARGET_CPU")),
+    (false, b"instrumented") => concat!("release, instrumented", env!("CCSIM_TARGET_CPU")),
+    (false, _) => concat!("release", env!("CCSIM_TARGET_CPU")),
 };
 
 /// A fingerprint of the source this core was compiled from (16 hex digits; `build.rs`): two
