@@ -114,10 +114,12 @@ pub struct FifoLine {
 }
 
 /// The counters an offer updates besides `max_len_pkts`; the rest of what the direction
-/// reports follows from the accepted sums and the line (`stats_at`).
+/// reports follows from the accepted sums and the line (`stats_at`): the arrivals are the
+/// packets accepted (`tail`), dropped and refused.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
-    arrivals: u64,
+    /// Arrivals the discipline in front of the line refused (RED's drops).
+    refused: u64,
     drops_overflow: u64,
     max_len_bytes: u64,
 }
@@ -151,7 +153,7 @@ impl FifoLine {
 
     /// Counts an arrival that the discipline in front of the line refused.
     pub fn refuse(&mut self) {
-        self.counts.arrivals += 1;
+        self.counts.refused += 1;
     }
 
     /// The limits (packets, bytes) of the DropTail queue it stands for.
@@ -276,7 +278,6 @@ impl FifoLine {
         wire: Option<&mut WireLoss>,
     ) -> Offered {
         let size = t.size;
-        self.counts.arrivals += 1;
         if self.len_packets() >= self.limit_packets
             || self.waiting_bytes + size as u64 > self.limit_bytes
         {
@@ -436,7 +437,7 @@ impl FifoLine {
         }
         let (a, c) = (&self.accepted, &self.counts);
         LinkStats {
-            arrivals: c.arrivals,
+            arrivals: self.tail + c.drops_overflow + c.refused,
             drops_overflow: c.drops_overflow,
             max_len_bytes: c.max_len_bytes,
             max_len_pkts: self.max_len_pkts,
