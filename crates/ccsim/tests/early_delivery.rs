@@ -215,8 +215,8 @@ fn a_one_flow_path_hands_over_early_at_one_end_at_a_time() {
     // end, and so do the hand-overs after it (`Simulation::take_deferred`). With a window of
     // three segments and a 1 ms delayed-ACK timer, the receiver's timer events hand ACKs to an
     // idle sender at the top level, so that both ways of taking them early mix; `finish` runs
-    // in two steps, so the second half's nested hand-overs stop at the first step's end and
-    // arrive by their events.
+    // in two steps, so the queue stops at the first step's end with packets still waiting
+    // (counted in the network there), which the second step takes first.
     for tcp in [
         r#""cc":"cubic","recovery":"sack","delayed_ack_timeout":"3ms""#,
         r#""rwnd":"4344B","delayed_ack_timeout":"1ms""#,
