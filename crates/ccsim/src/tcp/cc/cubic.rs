@@ -170,8 +170,10 @@ impl CubicConfig {
                 }
             })
         });
+        let beta = param::fraction("beta", beta)?;
         Ok(Cubic::new(Arc::new(CubicParams {
-            beta: param::fraction("beta", beta)?,
+            beta,
+            alpha: 3.0 * (1.0 - beta) / (1.0 + beta),
             c: param::positive("c", self.c)?,
             fast_convergence: self.fast_convergence,
             tcp_friendliness: self.tcp_friendliness,
@@ -194,6 +196,9 @@ struct HystartParams {
 #[derive(Clone, Debug, PartialEq)]
 struct CubicParams {
     beta: f64,
+    /// α of the Reno-friendly estimate, 3(1 − β)/(1 + β) (RFC 9438 §4.3): from β once, not
+    /// per ACK, where its division held up every window update.
+    alpha: f64,
     c: f64,
     fast_convergence: bool,
     tcp_friendliness: bool,
@@ -263,11 +268,6 @@ impl Cubic {
         }
     }
 
-    /// α of the Reno-friendly estimate: 3(1 − β)/(1 + β) (RFC 9438 §4.3).
-    fn alpha(&self) -> f64 {
-        3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta)
-    }
-
     /// W(t), `t` seconds into the current epoch (RFC 9438 eq. 1).
     fn w_cubic(&self, t: f64) -> f64 {
         self.origin + self.p.c * (t - self.k).powi(3)
@@ -311,7 +311,7 @@ impl Cubic {
             }
         }
         if self.p.tcp_friendliness {
-            self.w_est += self.alpha() * acked / cwnd;
+            self.w_est += self.p.alpha * acked / cwnd;
             if self.w_est > cwnd {
                 // CUBIC is slower than Reno would be: catch up within about one RTT.
                 cnt = cnt.min(cwnd / (self.w_est - cwnd));
