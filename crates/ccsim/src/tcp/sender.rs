@@ -291,8 +291,8 @@ impl Sender {
         match self.size.get() {
             Some(b) if ack >= b => b.div_ceil(mss),
             // Nearly every ACK covers none, one or two whole segments past SND.UNA: found so,
-            // without the 64-bit division, whose latency held up every ACK (a twentieth of
-            // the sender's time on b).
+            // without the 64-bit division, whose latency held up every ACK (7 % of the time
+            // `perf` sampled in `on_ack` on b).
             _ if ack == una_bytes => self.una,
             _ if ack == una_bytes + mss => self.una + 1,
             _ if ack == una_bytes + 2 * mss => self.una + 2,
