@@ -15,6 +15,7 @@ pub mod net;
 pub mod opt;
 pub mod owd;
 pub mod packet;
+mod plan;
 pub mod prefetch;
 pub mod queue;
 pub mod results;

@@ -109,7 +109,7 @@ pub struct Simulation {
 pub(crate) const ORIGIN: u32 = u32::MAX;
 
 /// The series that read link directions' queues.
-const QUEUE_SERIES: [SeriesName; 4] = [
+pub(crate) const QUEUE_SERIES: [SeriesName; 4] = [
     SeriesName::Queue,
     SeriesName::QueueBytes,
     SeriesName::AvgQueue,
@@ -288,115 +288,6 @@ impl Simulation {
             Event::Sample => self.sample(),
             Event::Bin => self.bin(),
         }
-    }
-
-    /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
-    /// A direction is fed if, over the paths of every flow's packets (data and, for TCP,
-    /// ACKs), every packet that enters it came over another direction with a propagation delay
-    /// of at least a nanosecond (so that a packet handed on always reaches the node after the
-    /// feeder knew of it): none starts at its near node. Either path feeds and is fed: an
-    /// express feeder hands a packet on as it takes it, a general one as the packet leaves
-    /// (`net/general.rs`). Queue changes traced as they happen (every direction general) are
-    /// recorded at the same times with the same values direction by direction; only the order
-    /// in which different directions' records interleave in a series may differ. A fed
-    /// direction with one feeder takes packets straight onto its line where it can
-    /// (`Fed::Direct`).
-    pub fn set_cut_through(&mut self, on: bool) {
-        for l in &mut self.links {
-            l.clear_cut_through();
-        }
-        if !on {
-            return;
-        }
-        let mut edges = Vec::new();
-        self.walk_paths(|_, prev, l, _| edges.push((l, prev)));
-        edges.sort_unstable();
-        edges.dedup();
-        for group in edges.chunk_by(|a, b| a.0 == b.0) {
-            let d = group[0].0 as usize;
-            let feeder = |&(_, u): &(u32, u32)| {
-                u != ORIGIN && {
-                    let u = &self.links[u as usize];
-                    u.delay >= SimTime(1)
-                }
-            };
-            if !group.iter().all(feeder) {
-                continue;
-            }
-            self.links[d].set_fed();
-            for &(_, u) in group {
-                let u = &mut self.links[u as usize];
-                u.feeds = u.is_express();
-            }
-        }
-        // A fed direction with one feeder takes its packets straight onto its line, unless
-        // queues are sampled: a sample reads a line before packets offered ahead reach it
-        // (`LinkDir::hand_in`).
-        let sampled =
-            self.rec.interval.is_some() && QUEUE_SERIES.iter().any(|s| self.rec.wants(*s));
-        if !sampled {
-            for group in edges.chunk_by(|a, b| a.0 == b.0) {
-                let d = &mut self.links[group[0].0 as usize];
-                if group.len() == 1 && d.can_take_direct() {
-                    d.set_direct();
-                }
-            }
-            self.plan_delivering();
-        }
-        // A general-path feeder hands on the packets of every destination whose next
-        // direction is fed (`net/general.rs`).
-        let mut hands = Vec::new();
-        self.walk_paths(|_, prev, l, dst| {
-            if prev != ORIGIN
-                && self.links[l as usize].is_fed()
-                && !self.links[prev as usize].is_express()
-            {
-                hands.push((prev, dst));
-            }
-        });
-        hands.sort_unstable();
-        hands.dedup();
-        for group in hands.chunk_by(|a, b| a.0 == b.0) {
-            let dsts = group.iter().map(|&(_, dst)| dst).collect();
-            self.links[group[0].0 as usize].set_hand_on(dsts);
-        }
-    }
-
-    /// Calls `visit(flow, previous, link, destination)` for every link direction on the paths
-    /// of every flow's packets (data and, for TCP, ACKs), in path order; `previous` is the
-    /// direction the packet came over, or `ORIGIN` at the first hop.
-    pub(crate) fn walk_paths(&self, mut visit: impl FnMut(usize, u32, u32, u32)) {
-        for (i, (f, info)) in self.flows.iter().zip(&self.info).enumerate() {
-            let back = matches!(f, FlowSlot::Tcp(_)).then_some((info.dst, info.src));
-            for (src, dst) in std::iter::once((info.src, info.dst)).chain(back) {
-                let (mut node, mut prev) = (src, ORIGIN);
-                while node != dst {
-                    let l = self.routes.next_hop(node, dst);
-                    debug_assert_ne!(l, NO_ROUTE);
-                    visit(i, prev, l, dst);
-                    prev = l;
-                    node = self.links[l as usize].to;
-                }
-            }
-        }
-    }
-
-    /// The longest round trip of any flow, each link counted with its delay, a 1500-byte
-    /// packet's serialisation and, for a DropTail queue, a full queue of them: how far ahead
-    /// the events of a run are scheduled, which sizes the event wheel (`engine/`).
-    fn longest_round_trip(&self) -> SimTime {
-        // Nanoseconds, saturating: a slow link with a long queue can exceed u64 on paper.
-        let mut rtt = vec![0u64; self.flows.len()];
-        self.walk_paths(|i, _, l, _| {
-            let link = &self.links[l as usize];
-            let tx = link.rate.tx_time(1500).as_nanos();
-            let queue = link.queue_limit_packets().min(100_000) as u64;
-            let hop = tx
-                .saturating_mul(1 + queue)
-                .saturating_add(link.delay.as_nanos());
-            rtt[i] = rtt[i].saturating_add(hop);
-        });
-        SimTime(rtt.into_iter().max().unwrap_or(0))
     }
 
     /// Offers a packet to the link towards its destination.

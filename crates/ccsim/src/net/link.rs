@@ -24,7 +24,7 @@
 //! for many packets. The arrival event of a fed direction is armed for the first packet of
 //! its line or of its inbound list, whichever comes first; a packet pushed to the front of
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
-//! simulation finds feeders from the flows' paths (`sim.rs`, `set_cut_through`).
+//! simulation finds feeders from the flows' paths (`plan.rs`, `set_cut_through`).
 //!
 //! A fed direction with a single feeder and a plain DropTail line (no wire loss, no RED) — a
 //! receiver's access link after the bottleneck, a sender's on the way back, a one-flow

@@ -97,7 +97,7 @@ impl LinkDir {
     }
 
     /// Makes a fed direction take its packets straight onto its line; call before any packet
-    /// is offered, where `can_take_direct` and it has one feeder (`sim.rs`).
+    /// is offered, where `can_take_direct` and it has one feeder (`plan.rs`).
     pub fn set_direct(&mut self) {
         debug_assert!(self.can_take_direct());
         self.fed = Fed::Direct;
@@ -147,7 +147,7 @@ impl LinkDir {
     /// inbound list would have given it, and a packet the queue drops is dropped now instead of at
     /// `at`. The line then holds packets that have not reached it yet, which only a reading at a
     /// time before `at` would see: the simulation reads a direct line's state only at the end of
-    /// the run, and plans no direct direction where queues are sampled (`sim.rs`,
+    /// the run, and plans no direct direction where queues are sampled (`plan.rs`,
     /// `set_cut_through`). Packets due after `horizon` go to the inbound list, which the run never
     /// takes them from: every later one is due after `horizon` too.
     ///
