@@ -85,7 +85,7 @@ pub struct Simulation {
     /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
     pub(crate) early: bool,
     /// Packets handed over early while an endpoint was taking another, waiting for the event's
-    /// end (`early.rs`): direction, packet and time of arrival.
+    /// end, or the next step past `step_end` (`early.rs`): direction, packet, time of arrival.
     pub(crate) deferred: VecDeque<(u32, PktId, SimTime)>,
     /// Where the current `run_until` stops: deferred hand-overs wait for the next step beyond
     /// it (`early.rs`).

@@ -155,7 +155,6 @@ impl LinkDir {
     /// `horizon` and no packet before it is still to arrive by its event, the simulation hands
     /// it to the endpoint for that time, without an event, and the line keeps only its
     /// timetable (`early.rs`).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn hand_in(
         &mut self,
