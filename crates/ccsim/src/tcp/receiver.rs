@@ -224,14 +224,14 @@ impl Receiver {
     }
 
     fn send_ack(&mut self, io: &mut Io, fl: u8) {
-        let mut p = Packet::new(
+        let p = io.send(Packet::new(
             self.flow,
             Kind::TcpAck,
             self.node,
             self.peer,
             self.header_bytes,
             io.now,
-        );
+        ));
         p.dscp = self.dscp;
         p.ack = wire_seq(self.rcv_nxt);
         p.flags = fl;
@@ -248,7 +248,6 @@ impl Receiver {
         }
         self.unacked = 0;
         self.delack_timer.set_deadline(None);
-        io.send(p);
         if let Some(r) = self.rare.as_deref_mut() {
             if r.xcp.is_some() {
                 Self::attach_xcp(r, io);

@@ -308,19 +308,20 @@ impl Sender {
     /// Sends segment `seg` (new data if `seg == high`, otherwise a retransmission).
     pub(super) fn transmit(&mut self, seg: u64, io: &mut Io) {
         let len = self.seg_len(seg);
-        let mut p = Packet::new(
+        let now = io.now;
+        let p = io.send(Packet::new(
             self.flow,
             Kind::TcpData,
             self.node,
             self.peer,
             len + self.p.header_bytes,
-            io.now,
-        );
+            now,
+        ));
         p.payload = len as u16; // mss ≤ 65,000 (scenario/build.rs)
         p.dscp = self.p.dscp;
         p.seq = wire_seq(seg * self.p.mss as u64);
         p.flags = flags::ACK;
-        self.ecn_stamp(&mut p, seg, seg >= self.high);
+        self.ecn_stamp(p, seg, seg >= self.high);
         if seg >= self.high {
             debug_assert_eq!(seg, self.high);
             self.high = seg + 1;
@@ -338,7 +339,6 @@ impl Sender {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
-        io.send(p);
         if matches!(self.cc, Cc::Xcp(_)) {
             self.stamp_xcp(io);
         }
