@@ -79,9 +79,8 @@ pub struct Simulation {
     /// Delivered bytes per flow at the last throughput bin (empty unless throughput is
     /// recorded).
     bin_mark: Vec<u64>,
+    /// Packets the endpoints sent, for `flush` to send on.
     out: Vec<Packet>,
-    /// `out`'s stand-in while `flush` sends from it.
-    spare_out: Vec<Packet>,
     /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
     pub(crate) early: bool,
     /// Packets handed over early while an endpoint was taking another, waiting for the event's
@@ -154,7 +153,6 @@ impl Simulation {
             flow_owd: vec![Owd::default(); n],
             bin_mark: Vec::new(),
             out: Vec::new(),
-            spare_out: Vec::new(),
             early: false,
             deferred: VecDeque::new(),
             step_end: end,
@@ -470,19 +468,22 @@ impl Simulation {
         }
     }
 
-    /// Sends what an endpoint at `node` put in `out`. Sending may hand a packet to another
-    /// endpoint early (`early.rs`), which fills `out` again and sends from within this call:
-    /// the spare buffer saves that inner call an allocation.
-    fn flush(&mut self, node: u32) {
-        let spare = std::mem::take(&mut self.spare_out);
-        let mut out = std::mem::replace(&mut self.out, spare);
-        for p in out.drain(..) {
+    /// Sends, in order, what an endpoint at `node` put in `out` after position `base`. Those
+    /// before it are an outer call's, still to be sent: sending may hand a packet to another
+    /// endpoint early (`early.rs`), which sends from within this call, above the outer's. The
+    /// packets are reversed and popped, so that nothing else moves: swapping in a spare
+    /// buffer, as before, cost more than the sending on scenario a (whose flushes send 0–3).
+    fn flush(&mut self, node: u32, base: usize) {
+        if self.out.len() > base + 1 {
+            self.out[base..].reverse();
+        }
+        while self.out.len() > base {
+            let Some(p) = self.out.pop() else { break };
             self.counters.injected += 1;
             let (size, dst) = (p.size, p.dst);
             let pkt = self.arena.alloc(p);
             self.forward(node, Transit { pkt, size, dst });
         }
-        self.spare_out = std::mem::replace(&mut self.out, out);
     }
 
     /// Runs `f` on flow `i` with an I/O context (disjoint borrows of the simulation's fields).
@@ -505,6 +506,7 @@ impl Simulation {
         if kind != Kind::TcpAck {
             self.flow_owd[i].add(self.now - pkt.created);
         }
+        let base = self.out.len();
         let mut io = Io {
             now: self.now,
             out: &mut self.out,
@@ -518,12 +520,12 @@ impl Simulation {
             _ => unreachable!("packet kind does not match its flow"),
         }
         self.arena.free(p);
-        self.flush(node);
+        self.flush(node, base);
         self.arm_timer(i, kind == Kind::TcpAck);
     }
 
     fn on_start(&mut self, i: usize) {
-        let node = self.info[i].src;
+        let (node, base) = (self.info[i].src, self.out.len());
         let next = self.with_flow(i, |slot, io| match slot {
             FlowSlot::Tcp(c) => {
                 c.sender.start(io);
@@ -534,11 +536,12 @@ impl Simulation {
         if let Some(t) = next {
             self.events.schedule(t, Event::UdpSend(i as u32));
         }
-        self.flush(node);
+        self.flush(node, base);
         self.arm_timers(i);
     }
 
     fn on_udp_send(&mut self, i: usize) {
+        let base = self.out.len();
         let next = self.with_flow(i, |slot, io| match slot {
             FlowSlot::Udp(c) => c.send(io),
             FlowSlot::Tcp(_) => None,
@@ -546,7 +549,7 @@ impl Simulation {
         if let Some(t) = next {
             self.events.schedule(t, Event::UdpSend(i as u32));
         }
-        self.flush(self.info[i].src);
+        self.flush(self.info[i].src, base);
     }
 
     fn on_rto(&mut self, i: usize) {
@@ -577,6 +580,7 @@ impl Simulation {
     /// Expires flow i's retransmission timer (`sender`) or delayed-ACK timer at now: the
     /// endpoint acts on it, sends what it has to, and the timers are armed again.
     pub(crate) fn expire(&mut self, i: usize, sender: bool) {
+        let base = self.out.len();
         self.with_flow(i, |slot, io| {
             if let FlowSlot::Tcp(c) = slot {
                 if sender {
@@ -587,7 +591,7 @@ impl Simulation {
             }
         });
         let info = &self.info[i];
-        self.flush(if sender { info.src } else { info.dst });
+        self.flush(if sender { info.src } else { info.dst }, base);
         self.arm_timer(i, sender);
     }
 
