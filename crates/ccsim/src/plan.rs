@@ -6,6 +6,28 @@ use crate::net::routing::NO_ROUTE;
 use crate::sim::{FlowSlot, Simulation, ORIGIN, QUEUE_SERIES};
 use crate::time::SimTime;
 
+/// Where one end of a flow sends: the first direction of its path, and the fed direction that
+/// one hands the packets on to (cut-through, `Simulation::fed_next`), if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FirstHop {
+    pub link: u32,
+    fed: u32,
+}
+
+impl FirstHop {
+    pub fn of(link: u32, fed: Option<u32>) -> FirstHop {
+        FirstHop {
+            link,
+            fed: fed.unwrap_or(NO_ROUTE),
+        }
+    }
+
+    #[inline(always)]
+    pub fn fed(self) -> Option<u32> {
+        (self.fed != NO_ROUTE).then_some(self.fed)
+    }
+}
+
 impl Simulation {
     /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
     /// A direction is fed if, over the paths of every flow's packets (data and, for TCP,
@@ -22,9 +44,13 @@ impl Simulation {
         for l in &mut self.links {
             l.clear_cut_through();
         }
-        if !on {
-            return;
+        if on {
+            self.plan_cut_through();
         }
+        self.plan_first_hops();
+    }
+
+    fn plan_cut_through(&mut self) {
         let mut edges = Vec::new();
         self.walk_paths(|_, prev, l, _| edges.push((l, prev)));
         edges.sort_unstable();
@@ -77,6 +103,21 @@ impl Simulation {
             let dsts = group.iter().map(|&(_, dst)| dst).collect();
             self.links[group[0].0 as usize].set_hand_on(dsts);
         }
+    }
+
+    /// Where each end of each flow sends (`Simulation::first_hops`); call after the directions
+    /// that feed and are fed are planned. The receiver of a one-way flow sends nothing.
+    fn plan_first_hops(&mut self) {
+        let hop = |from: u32, to: u32| {
+            let l = self.routes.next_hop(from, to);
+            match l {
+                NO_ROUTE => FirstHop::of(NO_ROUTE, None),
+                _ => FirstHop::of(l, self.fed_next(l, to)),
+            }
+        };
+        self.first_hops = (self.info.iter())
+            .map(|info| [hop(info.src, info.dst), hop(info.dst, info.src)])
+            .collect();
     }
 
     /// Calls `visit(flow, previous, link, destination)` for every link direction on the paths

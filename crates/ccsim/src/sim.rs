@@ -16,6 +16,7 @@ use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
+use crate::plan::FirstHop;
 use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::{OptTime, SimTime};
@@ -67,6 +68,11 @@ pub struct Simulation {
     /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
     pub(crate) routes: Routes,
+    /// Per flow, where each end's packets leave: the first direction of the path and the fed
+    /// one it hands them on to, if any (`plan.rs`, `first_hops`), for the sender's packets
+    /// and the receiver's. Looked up by routing, the second took a chain of five dependent
+    /// loads per packet sent.
+    pub(crate) first_hops: Vec<[FirstHop; 2]>,
     pub flows: Vec<FlowSlot>,
     pub info: Vec<FlowInfo>,
     pub(crate) rec: Recorder,
@@ -145,6 +151,7 @@ impl Simulation {
             names,
             links,
             routes,
+            first_hops: Vec::new(),
             flows,
             info,
             rec,
@@ -293,7 +300,15 @@ impl Simulation {
         let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, NO_ROUTE);
-        if let Some(d) = self.fed_next(l, t.dst) {
+        let hop = FirstHop::of(l, self.fed_next(l, t.dst));
+        self.forward_over(hop, t);
+    }
+
+    /// Offers a packet to direction `hop.link`, which hands it on to `hop.fed` if any.
+    #[inline(always)]
+    fn forward_over(&mut self, hop: FirstHop, t: Transit) {
+        let l = hop.link;
+        if let Some(d) = hop.fed() {
             self.cut_through(l, d, t, self.now);
             self.free_drops();
             return;
@@ -342,7 +357,7 @@ impl Simulation {
 
     /// The direction after `l` towards `dst`, if `l` hands its packets on to it (cut-through).
     #[inline(always)]
-    fn fed_next(&self, l: u32, dst: u32) -> Option<u32> {
+    pub(crate) fn fed_next(&self, l: u32, dst: u32) -> Option<u32> {
         let link = &self.links[l as usize];
         if !link.feeds || dst == link.to {
             return None;
@@ -473,16 +488,26 @@ impl Simulation {
     /// endpoint early (`early.rs`), which sends from within this call, above the outer's. The
     /// packets are reversed and popped, so that nothing else moves: swapping in a spare
     /// buffer, as before, cost more than the sending on scenario a (whose flushes send 0–3).
-    fn flush(&mut self, node: u32, base: usize) {
+    /// Flow `i`'s sender sent them if `sender`, else its receiver.
+    fn flush(&mut self, i: usize, sender: bool, base: usize) {
         if self.out.len() > base + 1 {
             self.out[base..].reverse();
         }
+        let hop = self.first_hops[i][!sender as usize];
         while self.out.len() > base {
             let Some(p) = self.out.pop() else { break };
             self.counters.injected += 1;
             let (size, dst) = (p.size, p.dst);
+            debug_assert_eq!(
+                p.flow as usize, i,
+                "an endpoint sends its own flow's packets"
+            );
+            debug_assert_eq!(hop, {
+                let l = self.routes.next_hop(p.src, dst);
+                FirstHop::of(l, self.fed_next(l, dst))
+            });
             let pkt = self.arena.alloc(p);
-            self.forward(node, Transit { pkt, size, dst });
+            self.forward_over(hop, Transit { pkt, size, dst });
         }
     }
 
@@ -502,7 +527,7 @@ impl Simulation {
         // The endpoint reads the packet where it lies (borrowing the arena, not copying it);
         // what it sends goes to `out`, moved into the arena once it is done.
         let pkt = self.arena.get(p);
-        let (i, kind, node) = (pkt.flow as usize, pkt.kind, pkt.dst);
+        let (i, kind) = (pkt.flow as usize, pkt.kind);
         if kind != Kind::TcpAck {
             self.flow_owd[i].add(self.now - pkt.created);
         }
@@ -520,12 +545,13 @@ impl Simulation {
             _ => unreachable!("packet kind does not match its flow"),
         }
         self.arena.free(p);
-        self.flush(node, base);
+        // A TCP sender takes ACKs; a receiver, TCP or UDP, takes data.
+        self.flush(i, kind == Kind::TcpAck, base);
         self.arm_timer(i, kind == Kind::TcpAck);
     }
 
     fn on_start(&mut self, i: usize) {
-        let (node, base) = (self.info[i].src, self.out.len());
+        let base = self.out.len();
         let next = self.with_flow(i, |slot, io| match slot {
             FlowSlot::Tcp(c) => {
                 c.sender.start(io);
@@ -536,7 +562,7 @@ impl Simulation {
         if let Some(t) = next {
             self.events.schedule(t, Event::UdpSend(i as u32));
         }
-        self.flush(node, base);
+        self.flush(i, true, base);
         self.arm_timers(i);
     }
 
@@ -549,7 +575,7 @@ impl Simulation {
         if let Some(t) = next {
             self.events.schedule(t, Event::UdpSend(i as u32));
         }
-        self.flush(self.info[i].src, base);
+        self.flush(i, true, base);
     }
 
     fn on_rto(&mut self, i: usize) {
@@ -590,8 +616,7 @@ impl Simulation {
                 }
             }
         });
-        let info = &self.info[i];
-        self.flush(if sender { info.src } else { info.dst }, base);
+        self.flush(i, sender, base);
         self.arm_timer(i, sender);
     }
 
