@@ -7,12 +7,40 @@
 
 use std::ops::Index;
 
-/// The names a scenario gives its nodes, links (one per pair of link directions) and flows.
+/// The names a scenario gives its nodes, links (one per pair of link directions) and flows,
+/// and the labels of the kinds of flow it has.
 #[derive(Clone, Debug, Default)]
 pub struct Naming {
     pub nodes: Names,
     pub links: Names,
     pub flows: Names,
+    /// Each distinct `FlowLabels` once (`FlowInfo::labels` indexes it).
+    pub labels: Vec<FlowLabels>,
+}
+
+/// What results call a kind of flow: its kind ("tcp", "cbr", "onoff"), and for TCP its
+/// congestion control and loss recovery ("" for other kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowLabels {
+    pub kind: &'static str,
+    pub cc: &'static str,
+    pub recovery: &'static str,
+}
+
+impl FlowLabels {
+    /// The index of these labels in `labels`, where they are added if new (a run has a
+    /// handful of kinds of flow: a linear search is enough).
+    pub fn index_in(self, labels: &mut Vec<FlowLabels>) -> u32 {
+        let i = match labels.iter().position(|l| *l == self) {
+            Some(i) => i,
+            None => {
+                labels.push(self);
+                labels.len() - 1
+            }
+        };
+        // Fewer kinds than flows, and flows are counted in 32 bits.
+        u32::try_from(i).expect("kinds of flow under 2^32")
+    }
 }
 
 /// Names in order, `i`-th at `text[ends[i - 1]..ends[i]]`.
@@ -81,5 +109,21 @@ mod tests {
         assert_eq!(names.len(), 4);
         assert_eq!(names.iter().collect::<Vec<_>>(), given);
         assert_eq!((&names[2], names.get(4)), ("bottleneck", None));
+    }
+
+    #[test]
+    fn labels_are_kept_once_each_in_order_of_first_use() {
+        let tcp = |cc| FlowLabels {
+            kind: "tcp",
+            cc,
+            recovery: "sack",
+        };
+        let mut labels = Vec::new();
+        let got: Vec<u32> = [tcp("cubic"), tcp("reno"), tcp("cubic"), tcp("reno")]
+            .into_iter()
+            .map(|l| l.index_in(&mut labels))
+            .collect();
+        assert_eq!(got, [0, 1, 0, 1]);
+        assert_eq!(labels, [tcp("cubic"), tcp("reno")]);
     }
 }

@@ -157,3 +157,16 @@ impl Simulation {
         SimTime(rtt.into_iter().max().unwrap_or(0))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::mem::size_of;
+
+    /// Per-flow state that the memory goal counts (docs/performance.md, Memory): the first
+    /// hops cost 16 bytes a flow, paid for by the labels leaving `FlowInfo` (72 → 32).
+    #[test]
+    fn first_hops_and_flow_info_stay_small() {
+        assert_eq!(size_of::<[super::FirstHop; 2]>(), 16);
+        assert_eq!(size_of::<crate::sim::FlowInfo>(), 32);
+    }
+}

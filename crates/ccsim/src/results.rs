@@ -4,7 +4,7 @@ use crate::net::link::LinkStats;
 use crate::net::packet_log::{PacketEvent, PacketRecord};
 use crate::packet::Kind;
 use crate::scenario::schema::SeriesName;
-use crate::sim::{FlowSlot, Simulation};
+use crate::sim::{FlowInfo, FlowSlot, Simulation};
 use crate::time::SimTime;
 use crate::trace::Series;
 
@@ -219,7 +219,11 @@ pub fn collect(sim: &mut Simulation) -> Results {
     let names = &sim.names.nodes;
     let flow_names = sim.names.flows.iter().map(str::to_string);
     flows.str("flow", flow_names.collect());
-    flows.str("kind", info.iter().map(|f| f.kind.to_string()).collect());
+    let label = |f: &FlowInfo| sim.names.labels[f.labels as usize];
+    flows.str(
+        "kind",
+        info.iter().map(|f| label(f).kind.to_string()).collect(),
+    );
     flows.str(
         "src",
         info.iter()
@@ -232,10 +236,10 @@ pub fn collect(sim: &mut Simulation) -> Results {
             .map(|f| names[f.dst as usize].to_string())
             .collect(),
     );
-    flows.str("cc", info.iter().map(|f| f.cc.to_string()).collect());
+    flows.str("cc", info.iter().map(|f| label(f).cc.to_string()).collect());
     flows.str(
         "recovery",
-        info.iter().map(|f| f.recovery.to_string()).collect(),
+        info.iter().map(|f| label(f).recovery.to_string()).collect(),
     );
     let f = |g: fn(&FlowRow) -> f64| rows.iter().map(g).collect::<Vec<f64>>();
     let u = |g: fn(&FlowRow) -> u64| rows.iter().map(g).collect::<Vec<u64>>();

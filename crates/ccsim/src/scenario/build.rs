@@ -8,7 +8,7 @@ use super::error::ScenarioError;
 use super::schema::*;
 use crate::app::{OnOff, UdpSource};
 use crate::dist::Dist;
-use crate::names::Naming;
+use crate::names::{FlowLabels, Naming};
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
@@ -344,15 +344,19 @@ fn udp_info(
     dst: u32,
     start: SimTime,
     stop: Option<SimTime>,
+    labels: &mut Vec<FlowLabels>,
 ) -> FlowInfo {
-    FlowInfo {
+    let l = FlowLabels {
         kind,
+        cc: "",
+        recovery: "",
+    };
+    FlowInfo {
         src,
         dst,
         start,
         stop: OptTime::of(stop),
-        cc: "",
-        recovery: "",
+        labels: l.index_in(labels),
     }
 }
 
@@ -531,6 +535,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let planned = super::arrivals::plan(&sc.flows, sc.seed, end)?;
     let mut flows = Vec::with_capacity(planned.len());
     let mut info = Vec::with_capacity(planned.len());
+    let mut labels = Vec::new();
     let mut names: HashMap<&str, &str> = HashMap::new();
     let mut last_cc: Option<(CcSpec, Cc)> = None;
     for (i, (path, f)) in planned.iter().enumerate() {
@@ -620,14 +625,17 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake)
                         .with_acns(p.receiver_acns, !p.handshake && p.acns.is_some()),
                 };
-                info.push(FlowInfo {
+                let l = FlowLabels {
                     kind: "tcp",
+                    cc: p.cc.name(),
+                    recovery: p.recovery.name(),
+                };
+                info.push(FlowInfo {
                     src,
                     dst,
                     start,
                     stop: OptTime::of(stop),
-                    cc: p.cc.name(),
-                    recovery: p.recovery.name(),
+                    labels: l.index_in(&mut labels),
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
                 let mut sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
@@ -639,7 +647,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
             Flow::Cbr(c) => {
                 let (start, stop) = times(&c.start, &c.stop, path, end)?;
                 let size = udp_packet(path, c.packet_size, c.dscp)?;
-                info.push(udp_info("cbr", src, dst, start, stop));
+                info.push(udp_info("cbr", src, dst, start, stop, &mut labels));
                 let mut cbr = UdpSource::cbr(id, src, dst, c.rate.0, size, stop.unwrap_or(end))
                     .with_dscp(c.dscp);
                 if c.random {
@@ -658,7 +666,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let (start, stop) = times(&o.start, &o.stop, path, end)?;
                 let size = udp_packet(path, o.packet_size, o.dscp)?;
                 let dist = onoff_dist(path, o)?;
-                info.push(udp_info("onoff", src, dst, start, stop));
+                info.push(udp_info("onoff", src, dst, start, stop, &mut labels));
                 let source = UdpSource::cbr(id, src, dst, o.rate.0, size, stop.unwrap_or(end));
                 // The flow's own stream (`rng.rs`): another flow never shifts its draws.
                 let rng = Rng::derive(sc.seed, &format!("app:{}", o.name));
@@ -687,6 +695,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         nodes: net.nodes.iter().collect(),
         links: net.links.iter().map(|l| &l.name).collect(),
         flows: planned.iter().map(|(_, f)| f.name()).collect(),
+        labels,
     };
     Ok(Simulation::new(
         sc.name.clone(),
