@@ -6,25 +6,35 @@ use crate::net::routing::NO_ROUTE;
 use crate::sim::{FlowSlot, Simulation, ORIGIN, QUEUE_SERIES};
 use crate::time::SimTime;
 
-/// Where one end of a flow sends: the first direction of its path, and the fed direction that
-/// one hands the packets on to (cut-through, `Simulation::fed_next`), if any.
+/// Where one end of a flow sends: the first direction of its path, the fed direction that
+/// one hands the packets on to (cut-through, `Simulation::fed_next`), if any, and the one
+/// that one hands them on to in turn, if any (a relay's, `Simulation::hand_to`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FirstHop {
     pub link: u32,
     fed: u32,
+    then: u32,
 }
 
 impl FirstHop {
-    pub fn of(link: u32, fed: Option<u32>) -> FirstHop {
+    pub fn of(link: u32, fed: Option<u32>, then: Option<u32>) -> FirstHop {
+        let id = |d: Option<u32>| d.unwrap_or(NO_ROUTE);
         FirstHop {
             link,
-            fed: fed.unwrap_or(NO_ROUTE),
+            fed: id(fed),
+            then: id(then),
         }
     }
 
     #[inline(always)]
     pub fn fed(self) -> Option<u32> {
         (self.fed != NO_ROUTE).then_some(self.fed)
+    }
+
+    /// `fed_next` of `fed`.
+    #[inline(always)]
+    pub fn then(self) -> Option<u32> {
+        (self.then != NO_ROUTE).then_some(self.then)
     }
 }
 
@@ -110,10 +120,11 @@ impl Simulation {
     fn plan_first_hops(&mut self) {
         let hop = |from: u32, to: u32| {
             let l = self.routes.next_hop(from, to);
-            match l {
-                NO_ROUTE => FirstHop::of(NO_ROUTE, None),
-                _ => FirstHop::of(l, self.fed_next(l, to)),
+            if l == NO_ROUTE {
+                return FirstHop::of(NO_ROUTE, None, None);
             }
+            let fed = self.fed_next(l, to);
+            FirstHop::of(l, fed, fed.and_then(|d| self.fed_next(d, to)))
         };
         self.first_hops = (self.info.iter())
             .map(|info| [hop(info.src, info.dst), hop(info.dst, info.src)])
@@ -163,10 +174,10 @@ mod tests {
     use std::mem::size_of;
 
     /// Per-flow state that the memory goal counts (docs/performance.md, Memory): the first
-    /// hops cost 16 bytes a flow, paid for by the labels leaving `FlowInfo` (72 → 32).
+    /// hops cost 24 bytes a flow, paid for by the labels leaving `FlowInfo` (72 → 32).
     #[test]
     fn first_hops_and_flow_info_stay_small() {
-        assert_eq!(size_of::<[super::FirstHop; 2]>(), 16);
+        assert_eq!(size_of::<[super::FirstHop; 2]>(), 24);
         assert_eq!(size_of::<crate::sim::FlowInfo>(), 32);
     }
 }

@@ -35,6 +35,10 @@ pub enum FlowSlot {
     Udp(UdpSource),
 }
 
+/// Where a packet handed to a fed direction goes after it, if the caller knows (`FirstHop`):
+/// `Some` of `Simulation::fed_next` of that direction; `None` to look it up.
+type Then = Option<Option<u32>>;
+
 /// What results report about a flow besides its counters.
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
@@ -300,19 +304,28 @@ impl Simulation {
         let l = self.routes.next_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
         debug_assert_ne!(l, NO_ROUTE);
-        let hop = FirstHop::of(l, self.fed_next(l, t.dst));
-        self.forward_over(hop, t);
+        if let Some(d) = self.fed_next(l, t.dst) {
+            self.cut_through(l, d, t, self.now, None);
+            self.free_drops();
+            return;
+        }
+        self.offer(l, t);
     }
 
     /// Offers a packet to direction `hop.link`, which hands it on to `hop.fed` if any.
     #[inline(always)]
     fn forward_over(&mut self, hop: FirstHop, t: Transit) {
-        let l = hop.link;
         if let Some(d) = hop.fed() {
-            self.cut_through(l, d, t, self.now);
+            self.cut_through(hop.link, d, t, self.now, Some(hop.then()));
             self.free_drops();
             return;
         }
+        self.offer(hop.link, t);
+    }
+
+    /// Offers a packet to direction `l`, which does not hand it on.
+    #[inline(always)]
+    fn offer(&mut self, l: u32, t: Transit) {
         let now = self.now;
         let watch = watch(self.watch_queues, &mut self.rec, l);
         let link = &mut self.links[l as usize];
@@ -346,7 +359,7 @@ impl Simulation {
                 self.links[e as usize].is_fed(),
                 "handed on to a direction not fed"
             );
-            self.hand_to(l, e, t, at);
+            self.hand_to(l, e, t, at, None);
         }
         buf.clear();
         self.handed = buf;
@@ -367,12 +380,12 @@ impl Simulation {
     }
 
     /// Offers a packet to link direction `l` at `now`, which hands it on to `d`
-    /// (cut-through); the caller frees the drops.
+    /// (cut-through; `then`, if known, is `fed_next` of `d`); the caller frees the drops.
     #[inline(always)]
-    fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime) {
+    fn cut_through(&mut self, l: u32, d: u32, t: Transit, now: SimTime, then: Then) {
         let (arena, drops) = (&mut self.arena, &mut self.drops);
         if let Some(at) = self.links[l as usize].offer_through(t, now, arena, drops) {
-            self.hand_to(l, d, t, at);
+            self.hand_to(l, d, t, at, then);
         }
     }
 
@@ -380,12 +393,17 @@ impl Simulation {
     /// `l`, to `d` (`LinkDir::hand_in`). A direct direction that feeds the next one offers
     /// it there and then and hands it on in turn, along a chain of relays that each have one
     /// feeder; the caller frees the drops.
+    /// `then`, if known, is `fed_next` of `d` (`FirstHop`).
     #[inline(always)]
-    fn hand_to(&mut self, mut l: u32, mut d: u32, t: Transit, mut at: SimTime) {
+    fn hand_to(&mut self, mut l: u32, mut d: u32, t: Transit, mut at: SimTime, mut then: Then) {
         loop {
             let link = &self.links[d as usize];
             if link.fed == Fed::Direct && link.feeds && at <= self.end {
-                if let Some(e) = self.fed_next(d, t.dst) {
+                let next = match then.take() {
+                    Some(known) => known,
+                    None => self.fed_next(d, t.dst),
+                };
+                if let Some(e) = next {
                     let (arena, drops) = (&mut self.arena, &mut self.drops);
                     let Some(next) = self.links[d as usize].offer_through(t, at, arena, drops)
                     else {
@@ -419,7 +437,7 @@ impl Simulation {
                     if self.prefetching {
                         self.prefetch_pull(d);
                     }
-                    self.cut_through(d, e, t, at);
+                    self.cut_through(d, e, t, at, None);
                 }
                 None => {
                     // It arrives at the far node: the arrival event, armed after the pull,
@@ -504,7 +522,8 @@ impl Simulation {
             );
             debug_assert_eq!(hop, {
                 let l = self.routes.next_hop(p.src, dst);
-                FirstHop::of(l, self.fed_next(l, dst))
+                let d = self.fed_next(l, dst);
+                FirstHop::of(l, d, d.and_then(|d| self.fed_next(d, dst)))
             });
             let pkt = self.arena.alloc(p);
             self.forward_over(hop, Transit { pkt, size, dst });
