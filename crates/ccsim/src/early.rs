@@ -47,6 +47,20 @@ use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::{OptTime, SimTime};
 
+/// A packet handed to its endpoint early (`deliver_early`), or waiting to be (`deferred`):
+/// the direction it came over, the packet, its time of arrival, and its flow and kind, read
+/// as it is handed over, while the packet is in the cache and nothing waits for them: read
+/// as it was taken from the queue, they began a chain of loads that the endpoint's state
+/// waited on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Handover {
+    d: u32,
+    p: PktId,
+    at: SimTime,
+    flow: u32,
+    kind: Kind,
+}
+
 impl Simulation {
     /// Makes delivering (`Fed::Delivering`) each direct direction that is the last hop of all
     /// its packets, into a host whose one endpoint is a TCP flow's receiver or sender, which no
@@ -117,22 +131,29 @@ impl Simulation {
     /// `deferred` for the event's end (`take_deferred`; module notes).
     #[inline(never)]
     pub(crate) fn deliver_early(&mut self, d: u32, p: PktId, at: SimTime) {
+        let pkt = self.arena.get(p);
+        let h = Handover {
+            d,
+            p,
+            at,
+            flow: pkt.flow,
+            kind: pkt.kind,
+        };
         if self.early || !self.deferred.is_empty() {
-            self.deferred.push_back((d, p, at));
+            self.deferred.push_back(h);
             return;
         }
-        self.take_early(d, p, at);
+        self.take_early(h);
     }
 
     #[inline(always)]
-    fn take_early(&mut self, d: u32, p: PktId, at: SimTime) {
+    fn take_early(&mut self, h: Handover) {
         let now = self.now;
-        let pkt = self.arena.get(p);
-        let (i, to_sender) = (pkt.flow as usize, pkt.kind == Kind::TcpAck);
+        let i = h.flow as usize;
         self.early = true;
-        self.catch_up(i, to_sender, Event::Arrive(d), at);
-        self.now = at;
-        self.deliver(p);
+        self.catch_up(i, h.kind == Kind::TcpAck, Event::Arrive(h.d), h.at);
+        self.now = h.at;
+        self.deliver_of(h.p, i, h.kind);
         self.now = now;
         self.early = false;
     }
@@ -142,12 +163,12 @@ impl Simulation {
     /// the current step of the run. Call between events, where no endpoint is sending.
     #[inline(never)]
     pub(crate) fn take_deferred(&mut self) {
-        while let Some(&(d, p, at)) = self.deferred.front() {
-            if at > self.step_end {
+        while let Some(&h) = self.deferred.front() {
+            if h.at > self.step_end {
                 return;
             }
             self.deferred.pop_front();
-            self.take_early(d, p, at);
+            self.take_early(h);
         }
     }
 

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use crate::ahead::{worth_prefetching, End};
 use crate::app::UdpSource;
+use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
 use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
@@ -95,7 +96,7 @@ pub struct Simulation {
     pub(crate) early: bool,
     /// Packets handed over early while an endpoint was taking another, waiting for the event's
     /// end, or the next step past `step_end` (`early.rs`): direction, packet, time of arrival.
-    pub(crate) deferred: VecDeque<(u32, PktId, SimTime)>,
+    pub(crate) deferred: VecDeque<Handover>,
     /// Where the current `run_until` stops: deferred hand-overs wait for the next step beyond
     /// it (`early.rs`).
     pub(crate) step_end: SimTime,
@@ -542,11 +543,17 @@ impl Simulation {
     }
 
     pub(crate) fn deliver(&mut self, p: PktId) {
+        let pkt = self.arena.get(p);
+        self.deliver_of(p, pkt.flow as usize, pkt.kind);
+    }
+
+    /// `deliver` of packet `p` of flow `i`, of `kind`, where the caller knows them.
+    #[inline(always)]
+    pub(crate) fn deliver_of(&mut self, p: PktId, i: usize, kind: Kind) {
         self.counters.consumed += 1;
         // The endpoint reads the packet where it lies (borrowing the arena, not copying it);
         // what it sends goes to `out`, moved into the arena once it is done.
         let pkt = self.arena.get(p);
-        let (i, kind) = (pkt.flow as usize, pkt.kind);
         if kind != Kind::TcpAck {
             self.flow_owd[i].add(self.now - pkt.created);
         }
