@@ -15,6 +15,11 @@ impl Sentinel for u64 {
     const NONE: u64 = u64::MAX;
 }
 
+/// No index of a link direction is 2^32 − 1 (`net::routing::NO_ROUTE`).
+impl Sentinel for u32 {
+    const NONE: u32 = u32::MAX;
+}
+
 /// An `Option<T>` in the size of `T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Opt<T: Sentinel>(T);

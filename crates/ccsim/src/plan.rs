@@ -3,39 +3,19 @@
 //! between, `net/link.rs`), and how far ahead the run's events reach (the event wheel's span).
 
 use crate::net::routing::NO_ROUTE;
+use crate::opt::Opt;
 use crate::sim::{FlowSlot, Simulation, ORIGIN, QUEUE_SERIES};
 use crate::time::SimTime;
 
-/// Where one end of a flow sends: the first direction of its path, the fed direction that
-/// one hands the packets on to (cut-through, `Simulation::fed_next`), if any, and the one
-/// that one hands them on to in turn, if any (a relay's, `Simulation::hand_to`).
+/// Where one end of a flow sends (`Simulation::first_hop`): the first direction of its path,
+/// the fed direction that one hands the packets on to (cut-through, `Simulation::fed_next`),
+/// if any, and the one that one hands them on to in turn, if any (a relay's,
+/// `Simulation::hand_to`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FirstHop {
     pub link: u32,
-    fed: u32,
-    then: u32,
-}
-
-impl FirstHop {
-    pub fn of(link: u32, fed: Option<u32>, then: Option<u32>) -> FirstHop {
-        let id = |d: Option<u32>| d.unwrap_or(NO_ROUTE);
-        FirstHop {
-            link,
-            fed: id(fed),
-            then: id(then),
-        }
-    }
-
-    #[inline(always)]
-    pub fn fed(self) -> Option<u32> {
-        (self.fed != NO_ROUTE).then_some(self.fed)
-    }
-
-    /// `fed_next` of `fed`.
-    #[inline(always)]
-    pub fn then(self) -> Option<u32> {
-        (self.then != NO_ROUTE).then_some(self.then)
-    }
+    pub fed: Opt<u32>,
+    pub then: Opt<u32>,
 }
 
 impl Simulation {
@@ -118,17 +98,27 @@ impl Simulation {
     /// Where each end of each flow sends (`Simulation::first_hops`); call after the directions
     /// that feed and are fed are planned. The receiver of a one-way flow sends nothing.
     fn plan_first_hops(&mut self) {
-        let hop = |from: u32, to: u32| {
-            let l = self.routes.next_hop(from, to);
-            if l == NO_ROUTE {
-                return FirstHop::of(NO_ROUTE, None, None);
-            }
-            let fed = self.fed_next(l, to);
-            FirstHop::of(l, fed, fed.and_then(|d| self.fed_next(d, to)))
-        };
         self.first_hops = (self.info.iter())
-            .map(|info| [hop(info.src, info.dst), hop(info.dst, info.src)])
+            .map(|f| [self.first_hop(f.src, f.dst), self.first_hop(f.dst, f.src)])
             .collect();
+    }
+
+    /// Where packets from node `from` to node `to` go, by routing (`FirstHop`).
+    pub(crate) fn first_hop(&self, from: u32, to: u32) -> FirstHop {
+        let link = self.routes.next_hop(from, to);
+        if link == NO_ROUTE {
+            return FirstHop {
+                link,
+                fed: Opt::NONE,
+                then: Opt::NONE,
+            };
+        }
+        let fed = self.fed_next(link, to);
+        FirstHop {
+            link,
+            fed: Opt::of(fed),
+            then: Opt::of(fed.and_then(|d| self.fed_next(d, to))),
+        }
     }
 
     /// Calls `visit(flow, previous, link, destination)` for every link direction on the paths

@@ -73,9 +73,8 @@ pub struct Simulation {
     /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
     pub(crate) routes: Routes,
-    /// Per flow, where each end's packets leave: the first direction of the path and the fed
-    /// one it hands them on to, if any (`plan.rs`, `first_hops`), for the sender's packets
-    /// and the receiver's. Looked up by routing, the second took a chain of five dependent
+    /// Per flow, where each end's packets leave (`FirstHop`, planned in `plan.rs`), for the
+    /// sender's packets and the receiver's. Looked up by routing, the second took a chain of five dependent
     /// loads per packet sent.
     pub(crate) first_hops: Vec<[FirstHop; 2]>,
     pub flows: Vec<FlowSlot>,
@@ -95,7 +94,7 @@ pub struct Simulation {
     /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
     pub(crate) early: bool,
     /// Packets handed over early while an endpoint was taking another, waiting for the event's
-    /// end, or the next step past `step_end` (`early.rs`): direction, packet, time of arrival.
+    /// end, or the next step past `step_end` (`early.rs`).
     pub(crate) deferred: VecDeque<Handover>,
     /// Where the current `run_until` stops: deferred hand-overs wait for the next step beyond
     /// it (`early.rs`).
@@ -316,8 +315,8 @@ impl Simulation {
     /// Offers a packet to direction `hop.link`, which hands it on to `hop.fed` if any.
     #[inline(always)]
     fn forward_over(&mut self, hop: FirstHop, t: Transit) {
-        if let Some(d) = hop.fed() {
-            self.cut_through(hop.link, d, t, self.now, Some(hop.then()));
+        if let Some(d) = hop.fed.get() {
+            self.cut_through(hop.link, d, t, self.now, Some(hop.then.get()));
             self.free_drops();
             return;
         }
@@ -502,12 +501,12 @@ impl Simulation {
         }
     }
 
-    /// Sends, in order, what an endpoint at `node` put in `out` after position `base`. Those
-    /// before it are an outer call's, still to be sent: sending may hand a packet to another
-    /// endpoint early (`early.rs`), which sends from within this call, above the outer's. The
-    /// packets are reversed and popped, so that nothing else moves: swapping in a spare
-    /// buffer, as before, cost more than the sending on scenario a (whose flushes send 0–3).
-    /// Flow `i`'s sender sent them if `sender`, else its receiver.
+    /// Sends, in order, what flow `i`'s sender (if `sender`, else its receiver) put in `out`
+    /// after position `base`, over its first hop (`first_hops`). Those before it are an outer
+    /// call's, still to be sent: sending may hand a packet to another endpoint early
+    /// (`early.rs`), which sends from within this call, above the outer's. The packets are
+    /// reversed and popped, so that nothing else moves: swapping in a spare buffer, as before,
+    /// cost more than the sending on scenario a (whose flushes send 0–3).
     fn flush(&mut self, i: usize, sender: bool, base: usize) {
         if self.out.len() > base + 1 {
             self.out[base..].reverse();
@@ -521,11 +520,7 @@ impl Simulation {
                 p.flow as usize, i,
                 "an endpoint sends its own flow's packets"
             );
-            debug_assert_eq!(hop, {
-                let l = self.routes.next_hop(p.src, dst);
-                let d = self.fed_next(l, dst);
-                FirstHop::of(l, d, d.and_then(|d| self.fed_next(d, dst)))
-            });
+            debug_assert_eq!(hop, self.first_hop(p.src, dst));
             let pkt = self.arena.alloc(p);
             self.forward_over(hop, Transit { pkt, size, dst });
         }
