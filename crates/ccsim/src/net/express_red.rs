@@ -22,7 +22,8 @@ pub struct ExpressRed {
     pub gate: RedGate,
     /// The queue's random stream (the one the general path's discipline draws from).
     pub rng: Rng,
-    /// RED's drops and marks by reason (the other counters are the line's).
+    /// RED's drops and marks by reason, and in `arrivals` the packets it dropped, which the
+    /// line never saw (the other counters are the line's).
     pub verdicts: LinkStats,
 }
 
@@ -61,6 +62,7 @@ impl ExpressRed {
         let capable = || arena.get(t.pkt).ecn.capable();
         match self.gate.admit(q, t.size, now, &mut self.rng, capable) {
             Verdict::Dropped(r) => {
+                self.verdicts.arrivals += 1;
                 count_drop(&mut self.verdicts, r);
                 false
             }
@@ -73,9 +75,10 @@ impl ExpressRed {
         }
     }
 
-    /// Adds RED's drops and marks to the line's counters.
+    /// Adds RED's drops, marks and refused arrivals to the line's counters.
     pub fn add_to(&self, s: &mut LinkStats) {
         let v = &self.verdicts;
+        s.arrivals += v.arrivals;
         s.drops_overflow += v.drops_overflow;
         s.drops_early += v.drops_early;
         s.drops_forced += v.drops_forced;

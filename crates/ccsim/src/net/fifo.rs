@@ -14,6 +14,12 @@
 //! `now` takes back the shares of the packets not yet sent, which are the last few on the line
 //! (`stats_at`). Readings are rare (samples, the end of a run); acceptances are not.
 //!
+//! A packet that finds the line empty and the transmitter idle, and will not arrive by the
+//! line's event (handed on or over at once, or lost), takes no slot: nothing on the line waits
+//! for it, and a reading needs only its departure and size (`bare_done`, `bare_size`). Directions that never
+//! queue — an access link at ten times its flow's bottleneck rate, in both directions — then
+//! never write their ring, which with thousands of flows was a cache miss per packet and hop.
+//!
 //! Whether the wire loses a packet is drawn when it is accepted, for the time it will leave
 //! the transmitter: the loss model sees the same packets in the same order with the same
 //! times as the general path's draw at departure, and knowing the packet's fate early is what
@@ -30,7 +36,7 @@ use super::link::{LinkStats, Transit};
 use super::loss::WireLoss;
 use crate::packet::PktId;
 use crate::queue::DropTail;
-use crate::time::SimTime;
+use crate::time::{Rate, SimTime};
 
 /// The index of absolute position `pos` in a ring of `len` slots, a power of two.
 #[inline(always)]
@@ -45,8 +51,24 @@ pub enum Offered {
     Dropped,
     /// Queued; the wire will lose it.
     Lost,
-    /// Queued; it reaches the far node at this time.
+    /// Queued; it reaches the far node at this time, where the line's arrival event takes it.
     Arrives(SimTime),
+    /// Queued; it reaches the far node at this time, and the caller hands it on or over now
+    /// (`Hand`).
+    Handed(SimTime),
+}
+
+/// Who takes an offered packet at the far end of the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hand {
+    /// The line's arrival event.
+    Arrive,
+    /// The next link, to which the caller hands it on now (cut-through).
+    On,
+    /// The endpoint at the far node, to which the caller hands it over now, if it gets there
+    /// by this time and no packet before it is still to arrive (`early.rs`); otherwise the
+    /// line's arrival event.
+    Over(SimTime),
 }
 
 /// A packet on the line and its timetable.
@@ -99,7 +121,9 @@ pub struct FifoLine {
     waiting_bytes: u64,
     busy_until: SimTime,
     /// Slots on the line that `arrives`.
-    arriving: u64,
+    arriving: u32,
+    /// The size of the last packet that took no slot.
+    bare_size: u32,
     /// Queueing time of the packet that started last.
     pub last_sojourn: SimTime,
     limit_packets: u32,
@@ -107,6 +131,10 @@ pub struct FifoLine {
     /// bytes with the limit).
     max_len_pkts: u32,
     counts: Counts,
+    /// When the last packet that took no slot leaves the transmitter. It went before every
+    /// slot on the line (it found the line empty), so a reading that finds every slot still
+    /// to be sent asks whether it is too.
+    bare_done: SimTime,
     /// Packets on their way here from the links that feed this one (cut-through), with the
     /// time each reaches the near node. They join the line when it is next touched, offered
     /// at their own times (`net/link.rs`).
@@ -115,11 +143,9 @@ pub struct FifoLine {
 
 /// The counters an offer updates besides `max_len_pkts`; the rest of what the direction
 /// reports follows from the accepted sums and the line (`stats_at`): the arrivals are the
-/// packets accepted (`tail`), dropped and refused.
+/// packets accepted (`tail`) and dropped (and those RED refused, which `ExpressRed` counts).
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
-    /// Arrivals the discipline in front of the line refused (RED's drops).
-    refused: u64,
     drops_overflow: u64,
     max_len_bytes: u64,
 }
@@ -136,6 +162,8 @@ impl FifoLine {
             tail: 0,
             waiting_bytes: 0,
             arriving: 0,
+            bare_size: 0,
+            bare_done: SimTime::ZERO,
             busy_until: SimTime::ZERO,
             accepted: Accepted::default(),
             last_sojourn: SimTime::ZERO,
@@ -149,11 +177,6 @@ impl FifoLine {
     /// before the line is offered it (RED: `express_red.rs`).
     pub fn unlimited() -> FifoLine {
         FifoLine::new(&DropTail::with_limits(u32::MAX, u64::MAX))
-    }
-
-    /// Counts an arrival that the discipline in front of the line refused.
-    pub fn refuse(&mut self) {
-        self.counts.refused += 1;
     }
 
     /// The limits (packets, bytes) of the DropTail queue it stands for.
@@ -184,7 +207,7 @@ impl FifoLine {
     /// here (not those the wire loses, which `WireLoss` holds, nor those passed on, which the
     /// next link counts).
     pub fn packets_held(&self) -> u64 {
-        self.arriving + self.inbound.len() as u64
+        self.arriving as u64 + self.inbound.len() as u64
     }
 
     /// When the transmitter frees up (the last accepted packet's departure).
@@ -218,8 +241,8 @@ impl FifoLine {
     }
 
     /// Moves the started frontier up to `now`. Slots of sent packets that will not arrive here
-    /// (lost, passed on) leave the head lazily: when the ring is full (`offer`) or an arrival
-    /// passes them.
+    /// (lost, handed on or over) leave the head lazily: when the ring is full (`offer`), an
+    /// arrival passes them, or an offer finds them all sent and none arriving (`offer`).
     #[inline(always)]
     pub fn advance(&mut self, now: SimTime) {
         while self.started < self.tail && self.at(self.started).start <= now {
@@ -264,9 +287,10 @@ impl FifoLine {
     /// Offers a packet that takes `tx` to serialise and `delay` to propagate, and counts it;
     /// if it fits, the wire's loss is drawn for the time it will leave the transmitter
     /// (`wire`: none for a wire that loses nothing), and a lost packet waits in the wire's
-    /// list until then. A packet that will arrive is `pass`ed on (its slot only keeps the
-    /// timetable) or left to arrive here. The caller frees a packet that did not fit. Call
-    /// after `advance(now)`. A packet that finds the transmitter idle starts at once.
+    /// list until then. A packet that will arrive is handed on or over (its slot, if any, only
+    /// keeps the timetable) or left to arrive here, as `hand` says. The caller frees a packet
+    /// that did not fit. Call after `advance(now)`. A packet that finds the transmitter idle
+    /// starts at once.
     #[inline]
     pub fn offer(
         &mut self,
@@ -274,7 +298,7 @@ impl FifoLine {
         tx: SimTime,
         delay: SimTime,
         now: SimTime,
-        pass: bool,
+        hand: Hand,
         wire: Option<&mut WireLoss>,
     ) -> Offered {
         let size = t.size;
@@ -283,12 +307,6 @@ impl FifoLine {
         {
             self.counts.drops_overflow += 1;
             return Offered::Dropped;
-        }
-        if self.tail - self.head == self.slots.len() as u64 {
-            self.release(now);
-            if self.tail - self.head == self.slots.len() as u64 {
-                self.grow();
-            }
         }
         let start = now.max(self.busy_until);
         let done = start + tx;
@@ -312,8 +330,38 @@ impl FifoLine {
             }
             lost
         });
-        let arrives = !lost && !pass;
-        self.arriving += arrives as u64;
+        let arrival = done + delay;
+        let arrives = !lost
+            && match hand {
+                Hand::Arrive => true,
+                Hand::On => false,
+                Hand::Over(by) => self.arriving > 0 || arrival > by,
+            };
+        let offered = if lost {
+            Offered::Lost
+        } else if arrives {
+            Offered::Arrives(arrival)
+        } else {
+            Offered::Handed(arrival)
+        };
+        if idle && !arrives && self.arriving == 0 {
+            // Every slot on the line has been sent (the transmitter is idle) and none arrives
+            // here: they would all leave the head on the next release.
+            self.tail += 1;
+            self.head = self.tail;
+            self.started = self.tail;
+            self.bare_size = size;
+            self.bare_done = done;
+            self.note_idle_start(size);
+            return offered;
+        }
+        if self.tail - self.head == self.slots.len() as u64 {
+            self.release(now);
+            if self.tail - self.head == self.slots.len() as u64 {
+                self.grow();
+            }
+        }
+        self.arriving += arrives as u32;
         let pos = self.tail;
         *self.at_mut(pos) = Slot {
             pkt: t.pkt,
@@ -325,24 +373,34 @@ impl FifoLine {
             done,
         };
         self.tail += 1;
-        // As on the general path, the queue length seen includes the arriving packet, even
-        // when it started at once (then the queue holds nothing else).
-        let (len, bytes) = if idle {
-            debug_assert_eq!(self.waiting_bytes, 0, "an idle line has nothing waiting");
+        if idle {
             self.started = self.tail;
-            self.last_sojourn = SimTime::ZERO;
-            (1, size as u64)
+            self.note_idle_start(size);
         } else {
-            ((self.tail - self.started) as u32, self.waiting_bytes)
-        };
-        self.max_len_pkts = self.max_len_pkts.max(len);
-        let c = &mut self.counts;
-        c.max_len_bytes = c.max_len_bytes.max(bytes);
-        if lost {
-            Offered::Lost
-        } else {
-            Offered::Arrives(done + delay)
+            let len = (self.tail - self.started) as u32;
+            self.max_len_pkts = self.max_len_pkts.max(len);
+            let c = &mut self.counts;
+            c.max_len_bytes = c.max_len_bytes.max(self.waiting_bytes);
         }
+        offered
+    }
+
+    /// Notes a packet of `size` bytes that started at once. As on the general path, the queue
+    /// length seen includes the arriving packet, even then (the queue holds nothing else).
+    #[inline(always)]
+    fn note_idle_start(&mut self, size: u32) {
+        debug_assert_eq!(self.waiting_bytes, 0, "an idle line has nothing waiting");
+        self.last_sojourn = SimTime::ZERO;
+        self.max_len_pkts = self.max_len_pkts.max(1);
+        let c = &mut self.counts;
+        c.max_len_bytes = c.max_len_bytes.max(size as u64);
+    }
+
+    /// The last packet that took no slot, as (size, departure), if a reading at `now` that
+    /// found every slot still to be sent is to count it too.
+    fn bare_unsent(&self, now: SimTime) -> Option<(u32, SimTime)> {
+        // Before any such packet, a departure at time 0, which no reading finds unsent.
+        (self.bare_done > now).then_some((self.bare_size, self.bare_done))
     }
 
     /// When the first packet still to arrive here gets there (`delay` after it leaves the
@@ -391,35 +449,25 @@ impl FifoLine {
     /// Packets on the line still to arrive at the far node by the line's arrival event.
     #[inline]
     pub fn arriving(&self) -> u64 {
-        self.arriving
+        self.arriving as u64
     }
 
-    /// Takes the last packet accepted off the line's arrivals, as if it had arrived (a
-    /// delivering direction hands it to its endpoint at once, `net/link.rs`): its slot keeps
-    /// only the timetable. It must be the only one still to arrive.
-    #[inline]
-    pub fn deliver_last(&mut self) {
-        debug_assert!(self.arriving == 1, "another packet is still to arrive");
-        let pos = self.tail - 1;
-        let s = self.at_mut(pos);
-        debug_assert!(s.arrives, "the last packet does not arrive here");
-        s.arrives = false;
-        self.arriving -= 1;
-    }
-
-    /// When the packet on the transmitter at `now` started, if one is. Call after
-    /// `advance(now)`.
-    pub fn on_wire_since(&self, now: SimTime) -> Option<SimTime> {
-        (self.started > self.head)
-            .then(|| self.at(self.started - 1))
-            .filter(|s| s.done > now)
-            .map(|s| s.start)
+    /// When the packet on the transmitter at `now` started, if one is (`rate`: the link's,
+    /// which timed it). Call after `advance(now)`.
+    pub fn on_wire_since(&self, now: SimTime, rate: Rate) -> Option<SimTime> {
+        if self.started > self.head {
+            let s = self.at(self.started - 1);
+            return (s.done > now).then_some(s.start);
+        }
+        self.bare_unsent(now)
+            .map(|(size, done)| done - rate.tx_time(size))
     }
 
     /// The direction's counters as of `now` (all but the wire's losses, which `WireLoss`
-    /// counts): departures, bytes, busy time and waiting time are the accepted sums less the
-    /// shares of packets not yet sent, the last ones on the line.
-    pub fn stats_at(&self, now: SimTime) -> LinkStats {
+    /// counts, and RED's refusals, which `ExpressRed` does): departures, bytes, busy time and
+    /// waiting time are the accepted sums less the shares of packets not yet sent, the last ones
+    /// on the line (`rate`: the link's, which timed them).
+    pub fn stats_at(&self, now: SimTime, rate: Rate) -> LinkStats {
         let mut pending = Accepted::default();
         let mut n = 0;
         let mut pos = self.tail;
@@ -435,9 +483,17 @@ impl FifoLine {
                 pending.wait_bytes += wait * s.size as u128;
             }
         }
+        if pos == self.head {
+            if let Some((size, _)) = self.bare_unsent(now) {
+                // It started as it came: it never waited.
+                n += 1;
+                pending.bytes += size as u64;
+                pending.busy += rate.tx_time(size);
+            }
+        }
         let (a, c) = (&self.accepted, &self.counts);
         LinkStats {
-            arrivals: self.tail + c.drops_overflow + c.refused,
+            arrivals: self.tail + c.drops_overflow,
             drops_overflow: c.drops_overflow,
             max_len_bytes: c.max_len_bytes,
             max_len_pkts: self.max_len_pkts,
@@ -486,6 +542,9 @@ mod tests {
     use crate::net::loss::LossModel;
     use crate::rng::Rng;
 
+    /// 1000-byte packets take 8 ms at this rate.
+    const RATE: Rate = Rate(1_000_000);
+
     fn ms(x: u64) -> SimTime {
         SimTime::from_millis(x)
     }
@@ -510,7 +569,7 @@ mod tests {
         ];
         for (i, e) in expect.into_iter().enumerate() {
             f.advance(ms(0));
-            let r = f.offer(tr(i as u32), ms(8), ms(10), ms(0), false, None);
+            let r = f.offer(tr(i as u32), ms(8), ms(10), ms(0), Hand::Arrive, None);
             f.advance(ms(0));
             // The first starts at once; two wait; the fourth finds the queue (2) full.
             assert_eq!(r, e, "packet {i}");
@@ -520,7 +579,7 @@ mod tests {
         // At 20 ms: the first has arrived (18), the second is on the wire (8–16 → sent), the
         // third started at 16.
         f.advance(ms(20));
-        let stats = f.stats_at(ms(20));
+        let stats = f.stats_at(ms(20), RATE);
         assert_eq!(f.arrive(ms(20), ms(10)).map(|t| t.pkt), Some(PktId(0)));
         assert_eq!(f.arrive(ms(20), ms(10)), None);
         assert_eq!((f.len_packets(), stats.departures), (0, 2));
@@ -531,14 +590,15 @@ mod tests {
         assert_eq!(f.last_sojourn, ms(16));
         // Waiting: 8 ms for the second, 16 ms for the third.
         assert_eq!(stats.len_integral_pkts, ms(24).as_nanos() as u128);
-        assert_eq!(f.on_wire_since(ms(20)), Some(ms(16)));
+        assert_eq!(f.on_wire_since(ms(20), RATE), Some(ms(16)));
         assert_eq!(f.packets_held(), 2);
     }
 
     #[test]
-    fn passed_and_lost_slots_keep_the_timetable_but_need_no_arrival() {
+    fn passed_and_lost_packets_keep_the_timetable_but_need_no_arrival() {
         // Packet 1 of three is lost (listed), packet 0 is passed on: only packet 2 arrives
-        // here, at 8 ms × 3 + 10 ms; the lost one leaves the transmitter at 16 ms.
+        // here, at 8 ms × 3 + 10 ms; the lost one leaves the transmitter at 16 ms. Packet 0
+        // finds the line empty and takes no slot.
         let mut f = FifoLine::new(&DropTail::packets(10));
         let loss = LossModel::List {
             packets: vec![1],
@@ -547,24 +607,81 @@ mod tests {
         };
         let mut wire = WireLoss::of(loss, Rng::derive(1, "t")).unwrap();
         let mut offer =
-            |f: &mut FifoLine, i, pass| f.offer(tr(i), ms(8), ms(10), ms(0), pass, Some(&mut wire));
-        assert_eq!(offer(&mut f, 0, true), Offered::Arrives(ms(18)));
-        assert_eq!(offer(&mut f, 1, false), Offered::Lost);
-        assert_eq!(offer(&mut f, 2, false), Offered::Arrives(ms(34)));
+            |f: &mut FifoLine, i, hand| f.offer(tr(i), ms(8), ms(10), ms(0), hand, Some(&mut wire));
+        assert_eq!(offer(&mut f, 0, Hand::On), Offered::Handed(ms(18)));
+        assert_eq!(offer(&mut f, 1, Hand::Arrive), Offered::Lost);
+        assert_eq!(offer(&mut f, 2, Hand::Arrive), Offered::Arrives(ms(34)));
         // The passed packet belongs to the next link; the lost one waits on the wire's list
         // until sent.
         assert_eq!((f.packets_held(), wire.lost.len()), (1, 1));
         assert_eq!(f.next_arrival(ms(10)), Some((ms(34), PktId(2))));
         // Read at 20 ms, the last packet (on the wire 16–24 ms) has not departed yet.
         f.advance(ms(20));
-        let stats = f.stats_at(ms(20));
+        let stats = f.stats_at(ms(20), RATE);
         assert_eq!((stats.departures, stats.busy), (2, ms(16)));
         // Nothing arrives at 18 or 26 ms; the passed and lost slots leave the head on the way.
         assert_eq!(f.arrive(ms(26), ms(10)), None);
         f.advance(ms(34));
         assert_eq!(f.arrive(ms(34), ms(10)).map(|t| t.pkt), Some(PktId(2)));
         assert_eq!((f.packets_held(), f.next_arrival(ms(10))), (0, None));
-        let stats = f.stats_at(ms(34));
+        let stats = f.stats_at(ms(34), RATE);
         assert_eq!((stats.departures, stats.bytes_departed), (3, 3000));
+    }
+
+    #[test]
+    fn packets_handed_on_or_over_from_an_empty_idle_line_take_no_slot() {
+        let mut f = FifoLine::new(&DropTail::packets(10));
+        let offer = |f: &mut FifoLine, i, at, hand| {
+            f.advance(ms(at));
+            f.offer(tr(i), ms(8), ms(10), ms(at), hand, None)
+        };
+        // 0 ms: handed on from an empty idle line: no slot (no ring yet); on the wire 0–8 ms.
+        assert_eq!(offer(&mut f, 0, 0, Hand::On), Offered::Handed(ms(18)));
+        assert!(f.slots.is_empty());
+        // 2 ms: waits behind it, 8–16 ms on the wire.
+        assert_eq!(offer(&mut f, 1, 2, Hand::Arrive), Offered::Arrives(ms(26)));
+        // Read at 4 ms: neither has departed; packet 0 is on the wire since 0 ms and packet 1
+        // has waited 2 ms so far (the integral counts waits once sent: none yet).
+        f.advance(ms(4));
+        let s = f.stats_at(ms(4), RATE);
+        assert_eq!(
+            (s.arrivals, s.departures, s.busy, s.bytes_departed),
+            (2, 0, ms(0), 0)
+        );
+        assert_eq!(s.len_integral_pkts, 0);
+        assert_eq!(f.on_wire_since(ms(4), RATE), Some(ms(0)));
+        // Read at 10 ms: packet 0 has departed (8 ms busy), packet 1 is on the wire since 8 ms
+        // after waiting 6 ms.
+        f.advance(ms(10));
+        let s = f.stats_at(ms(10), RATE);
+        assert_eq!((s.departures, s.busy, s.bytes_departed), (1, ms(8), 1000));
+        assert_eq!(s.len_integral_pkts, ms(6).as_nanos() as u128);
+        assert_eq!(f.on_wire_since(ms(10), RATE), Some(ms(8)));
+        // 20 ms: idle, but packet 1 is still to arrive here (26 ms): a slot.
+        assert_eq!(offer(&mut f, 2, 20, Hand::On), Offered::Handed(ms(38)));
+        assert_eq!(f.arrive(ms(30), ms(10)).map(|t| t.pkt), Some(PktId(1)));
+        // 30 ms: handed over (reaches the endpoint at 48 ms, by 100 ms): no slot again.
+        assert_eq!(
+            offer(&mut f, 3, 30, Hand::Over(ms(100))),
+            Offered::Handed(ms(48))
+        );
+        // 40 ms: it would reach the endpoint at 58 ms, after 50 ms: it arrives by the event.
+        assert_eq!(
+            offer(&mut f, 4, 40, Hand::Over(ms(50))),
+            Offered::Arrives(ms(58))
+        );
+        // 41 ms: in time, but packet 4 is still to arrive first.
+        assert_eq!(
+            offer(&mut f, 5, 41, Hand::Over(ms(100))),
+            Offered::Arrives(ms(66))
+        );
+        assert_eq!(f.packets_held(), 2);
+        // At 100 ms all six have departed: 48 ms busy; packets 1 and 5 waited 6 and 7 ms.
+        f.advance(ms(100));
+        let s = f.stats_at(ms(100), RATE);
+        assert_eq!((s.arrivals, s.departures, s.busy), (6, 6, ms(48)));
+        assert_eq!((s.max_len_pkts, s.max_len_bytes), (1, 1000));
+        assert_eq!(s.len_integral_pkts, ms(13).as_nanos() as u128);
+        assert_eq!(f.on_wire_since(ms(100), RATE), None);
     }
 }

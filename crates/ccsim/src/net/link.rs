@@ -41,7 +41,7 @@
 //! transmitter could reach the next node (`general.rs`, `HandOn`).
 
 use super::express_red::ExpressRed;
-use super::fifo::FifoLine;
+use super::fifo::{FifoLine, Hand};
 use super::general::General;
 use super::loss::{LossModel, WireLoss};
 use super::packet_log::PacketLog;
@@ -400,7 +400,7 @@ impl LinkDir {
     /// The direction's counters as of `now`; call after `advance(now)`.
     pub fn stats(&self, now: SimTime) -> LinkStats {
         let mut s = match &self.path {
-            Path::Express(f) => f.stats_at(now),
+            Path::Express(f) => f.stats_at(now, self.rate),
             Path::General(g) => g.stats.clone(),
         };
         if let Some(red) = self.red() {
@@ -427,7 +427,7 @@ impl LinkDir {
             "a fed direction takes only handed-on packets"
         );
         if let Path::Express(_) = self.path {
-            self.enqueue_express(t, now, false, arena, drops);
+            self.enqueue_express(t, now, Hand::Arrive, arena, drops);
             if self.arrival_event.get().is_some() {
                 return None;
             }
@@ -553,7 +553,7 @@ impl LinkDir {
     /// Busy time including the packet on the transmitter now; call after `advance(now)`.
     pub fn busy_until(&self, now: SimTime) -> SimTime {
         let start = match &self.path {
-            Path::Express(f) => f.on_wire_since(now),
+            Path::Express(f) => f.on_wire_since(now, self.rate),
             Path::General(g) => g.on_wire_since(),
         };
         self.stats(now).busy + start.map_or(SimTime::ZERO, |s| now - s)

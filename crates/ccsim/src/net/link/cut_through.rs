@@ -4,7 +4,7 @@
 //! how it takes them in from the list and hands them on.
 
 use super::{LinkDir, Path, QueueWatch, Transit};
-use crate::net::fifo::Offered;
+use crate::net::fifo::{Hand, Offered};
 use crate::net::general::HandOn;
 use crate::packet::{PacketArena, PktId};
 use crate::time::SimTime;
@@ -130,8 +130,9 @@ impl LinkDir {
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
-        match self.enqueue_express(t, now, true, arena, drops) {
-            Offered::Arrives(at) => Some(at),
+        match self.enqueue_express(t, now, Hand::On, arena, drops) {
+            Offered::Handed(at) => Some(at),
+            Offered::Arrives(_) => unreachable!("a packet handed on does not arrive here"),
             Offered::Dropped | Offered::Lost => None,
         }
     }
@@ -171,18 +172,16 @@ impl LinkDir {
                 .push_inbound(at, feeder, t)
                 .map_or(Handed::Held, Handed::Event);
         }
-        let Offered::Arrives(arrival) = self.enqueue_express(t, at, false, arena, drops) else {
-            return Handed::Held;
+        let hand = if self.fed == Fed::Delivering {
+            Hand::Over(horizon)
+        } else {
+            Hand::Arrive
         };
-        if self.fed == Fed::Delivering && arrival <= horizon {
-            let Path::Express(f) = &mut self.path else {
-                unreachable!("a direct direction is express");
-            };
-            if f.arriving() == 1 {
-                f.deliver_last();
-                return Handed::Deliver(arrival);
-            }
-        }
+        let arrival = match self.enqueue_express(t, at, hand, arena, drops) {
+            Offered::Arrives(arrival) => arrival,
+            Offered::Handed(arrival) => return Handed::Deliver(arrival),
+            Offered::Dropped | Offered::Lost => return Handed::Held,
+        };
         // Behind every packet on the line, it needs an event only if none is pending.
         self.arm_if_sooner((arrival, t.pkt))
             .map_or(Handed::Held, Handed::Event)
@@ -248,7 +247,7 @@ impl LinkDir {
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) {
-        self.enqueue_express(t, at, false, arena, drops);
+        self.enqueue_express(t, at, Hand::Arrive, arena, drops);
     }
 
     /// A fed direction on the general path takes in, each at its own time and in order, the

@@ -4,7 +4,7 @@
 //! through here.
 
 use super::{tx_time, LinkDir, Path, Rare, Transit};
-use crate::net::fifo::{FifoLine, Offered};
+use crate::net::fifo::{FifoLine, Hand, Offered};
 use crate::net::loss::WireLoss;
 use crate::packet::{PacketArena, PktId};
 use crate::time::{OptTime, SimTime};
@@ -31,14 +31,14 @@ impl LinkDir {
     }
 
     /// Offers a packet to the express line at `now`: brings the line up to `now`, and queues
-    /// the packet (to arrive here, or to be `pass`ed on) or drops it. Borrows the direction's
+    /// the packet (to arrive here, or to be handed on or over, as `hand` says) or drops it. Borrows the direction's
     /// fields one by one (no `Wire`): this runs for every packet at every hop.
     #[inline]
     pub(super) fn enqueue_express(
         &mut self,
         t: Transit,
         now: SimTime,
-        pass: bool,
+        hand: Hand,
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Offered {
@@ -50,7 +50,6 @@ impl LinkDir {
         };
         let wire = if self.rare_on_offer {
             let Some(wire) = rare_offer(&mut self.rare, f, t, now, arena) else {
-                f.refuse();
                 drops.push(t.pkt);
                 return Offered::Dropped;
             };
@@ -58,7 +57,7 @@ impl LinkDir {
         } else {
             None
         };
-        let r = f.offer(t, tx, delay, now, pass, wire);
+        let r = f.offer(t, tx, delay, now, hand, wire);
         if r == Offered::Dropped {
             drops.push(t.pkt);
         }
