@@ -16,9 +16,10 @@
 //!
 //! A packet that finds the line empty and the transmitter idle, and will not arrive by the
 //! line's event (handed on or over at once, or lost), takes no slot: nothing on the line waits
-//! for it, and a reading needs only its departure and size (`bare_done`, `bare_size`). Directions that never
-//! queue — an access link at ten times its flow's bottleneck rate, in both directions — then
-//! never write their ring, which with thousands of flows was a cache miss per packet and hop.
+//! for it, and a reading needs only its departure and size (`bare_done`, `bare_size`).
+//! Directions that never queue — an access link at ten times its flow's bottleneck rate, in
+//! both directions — then never write their ring, which with thousands of flows was a cache
+//! miss per packet and hop (docs/performance.md, 0.6.3).
 //!
 //! Whether the wire loses a packet is drawn when it is accepted, for the time it will leave
 //! the transmitter: the loss model sees the same packets in the same order with the same
