@@ -346,14 +346,7 @@ impl FifoLine {
             Offered::Handed(arrival)
         };
         if idle && !arrives && self.arriving == 0 {
-            // Every slot on the line has been sent (the transmitter is idle) and none arrives
-            // here: they would all leave the head on the next release.
-            self.tail += 1;
-            self.head = self.tail;
-            self.started = self.tail;
-            self.bare_size = size;
-            self.bare_done = done;
-            self.note_idle_start(size);
+            self.take_bare(size, done);
             return offered;
         }
         if self.tail - self.head == self.slots.len() as u64 {
@@ -384,6 +377,53 @@ impl FifoLine {
             c.max_len_bytes = c.max_len_bytes.max(self.waiting_bytes);
         }
         offered
+    }
+
+    /// `offer` of a packet of `size` bytes, taking `tx` to serialise and `delay` to propagate,
+    /// that is handed on or over (as long as it reaches the far node by `by`), where it
+    /// certainly takes no slot: the transmitter is idle (every packet on the line has started,
+    /// so nothing waits and the queue has room for it if the limits allow one packet of its
+    /// size) and nothing arrives here, and the wire loses nothing (the caller knows). Returns
+    /// when it reaches the far node, or none where `offer` must decide. Needs no
+    /// `advance(now)`: with every packet started, it would leave nothing waiting, and the
+    /// sojourn it notes is this packet's, none.
+    /// Handed-on and delivered packets at access links nearly all come this way, inlined into
+    /// the caller: through `offer`, which is not, scenarios a and H took 3 and 4 % more
+    /// instructions.
+    #[inline(always)]
+    pub fn offer_bare(
+        &mut self,
+        size: u32,
+        tx: SimTime,
+        delay: SimTime,
+        now: SimTime,
+        by: SimTime,
+    ) -> Option<SimTime> {
+        let done = now + tx;
+        let fits = self.limit_packets > 0 && size as u64 <= self.limit_bytes;
+        if self.busy_until > now || self.arriving != 0 || !fits || done + delay > by {
+            return None;
+        }
+        self.waiting_bytes = 0;
+        self.busy_until = done;
+        let a = &mut self.accepted;
+        a.bytes += size as u64;
+        a.busy += tx;
+        self.take_bare(size, done);
+        Some(done + delay)
+    }
+
+    /// Takes an accepted packet of `size` bytes, leaving the transmitter at `done`, that
+    /// started at once and will not arrive here, where nothing on the line arrives either:
+    /// every slot has been sent, and would leave the head on the next release.
+    #[inline(always)]
+    fn take_bare(&mut self, size: u32, done: SimTime) {
+        self.tail += 1;
+        self.head = self.tail;
+        self.started = self.tail;
+        self.bare_size = size;
+        self.bare_done = done;
+        self.note_idle_start(size);
     }
 
     /// Notes a packet of `size` bytes that started at once. As on the general path, the queue
@@ -684,5 +724,55 @@ mod tests {
         assert_eq!((s.max_len_pkts, s.max_len_bytes), (1, 1000));
         assert_eq!(s.len_integral_pkts, ms(13).as_nanos() as u128);
         assert_eq!(f.on_wire_since(ms(100), RATE), None);
+    }
+
+    #[test]
+    fn the_slotless_shortcut_takes_what_offer_would_and_declines_the_rest() {
+        // Two lines offered the same packets: one through `offer_bare` where it accepts, the
+        // other through `offer` alone. Times in ms; 8 ms on the wire, 10 ms of delay.
+        let (mut fast, mut full) = (
+            FifoLine::new(&DropTail::packets(4)),
+            FifoLine::new(&DropTail::packets(4)),
+        );
+        let by = |b: Option<u64>| b.map_or(SimTime::MAX, ms);
+        let hand = |b: Option<u64>| b.map_or(Hand::On, |b| Hand::Over(ms(b)));
+        // (packet, time, deliver by) and whether the shortcut takes it: 0 from an idle line;
+        // 1 behind it (the transmitter is busy); 2 at 16 ms, as packet 1 leaves (the line's
+        // frontier has not passed packet 1: the shortcut needs no `advance`); 3 behind 2; 4 and
+        // 5 from an idle line again; 6 too late for its deadline (it arrives at 78 ms, here); 7
+        // behind 6, which is still to arrive.
+        let cases = [
+            (0, 0, None, true),
+            (1, 4, None, false),
+            (2, 16, Some(40), true),
+            (3, 20, Some(100), false),
+            (4, 40, Some(100), true),
+            (5, 50, Some(100), true),
+            (6, 60, Some(70), false),
+            (7, 70, None, false),
+        ];
+        for (i, at, b, taken) in cases {
+            let now = ms(at);
+            let bare = fast.offer_bare(1000, ms(8), ms(10), now, by(b));
+            assert_eq!(bare.is_some(), taken, "packet {i}");
+            if bare.is_none() {
+                fast.advance(now);
+                fast.offer(tr(i), ms(8), ms(10), now, hand(b), None);
+            }
+            full.advance(now);
+            let r = full.offer(tr(i), ms(8), ms(10), now, hand(b), None);
+            if let Some(at) = bare {
+                assert_eq!(r, Offered::Handed(at), "packet {i}");
+            }
+        }
+        for t in [5, 13, 20, 30, 45, 55, 75, 100] {
+            fast.advance(ms(t));
+            full.advance(ms(t));
+            let (a, b) = (fast.stats_at(ms(t), RATE), full.stats_at(ms(t), RATE));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "at {t} ms");
+            let wire = |f: &FifoLine| f.on_wire_since(ms(t), RATE);
+            assert_eq!(wire(&fast), wire(&full), "at {t} ms");
+        }
+        assert_eq!(fast.packets_held(), full.packets_held());
     }
 }

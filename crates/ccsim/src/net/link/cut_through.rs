@@ -130,6 +130,9 @@ impl LinkDir {
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Option<SimTime> {
+        if let Some(at) = self.offer_bare(t, now, SimTime::MAX) {
+            return Some(at);
+        }
         match self.enqueue_express(t, now, Hand::On, arena, drops) {
             Offered::Handed(at) => Some(at),
             Offered::Arrives(_) => unreachable!("a packet handed on does not arrive here"),
@@ -173,6 +176,9 @@ impl LinkDir {
                 .map_or(Handed::Held, Handed::Event);
         }
         let hand = if self.fed == Fed::Delivering {
+            if let Some(arrival) = self.offer_bare(t, at, horizon) {
+                return Handed::Deliver(arrival);
+            }
             Hand::Over(horizon)
         } else {
             Hand::Arrive

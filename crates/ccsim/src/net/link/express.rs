@@ -65,6 +65,21 @@ impl LinkDir {
         r
     }
 
+    /// Offers a packet at `now` that is handed on or over (if it reaches the far node by
+    /// `by`) where the express line takes it without a slot (`FifoLine::offer_bare`);
+    /// returns when it reaches the far node, or none where `enqueue_express` must decide.
+    #[inline(always)]
+    pub(super) fn offer_bare(&mut self, t: Transit, now: SimTime, by: SimTime) -> Option<SimTime> {
+        let Path::Express(f) = &mut self.path else {
+            return None;
+        };
+        if self.rare_on_offer {
+            return None;
+        }
+        let tx = tx_time(&mut self.tx_time_cache, self.rate, t.size);
+        f.offer_bare(t.size, tx, self.delay, now, by)
+    }
+
     /// When the express direction's arrival event is next needed: the first packet on the
     /// line that arrives at the far node, or the first one on its way in, whichever is sooner.
     /// The first inbound packet starts no sooner than it comes in or the transmitter frees up,
