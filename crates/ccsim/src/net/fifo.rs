@@ -487,12 +487,6 @@ impl FifoLine {
         None
     }
 
-    /// Packets on the line still to arrive at the far node by the line's arrival event.
-    #[inline]
-    pub fn arriving(&self) -> u64 {
-        self.arriving as u64
-    }
-
     /// When the packet on the transmitter at `now` started, if one is (`rate`: the link's,
     /// which timed it). Call after `advance(now)`.
     pub fn on_wire_since(&self, now: SimTime, rate: Rate) -> Option<SimTime> {
