@@ -34,7 +34,8 @@ pub enum Handed {
     Held,
     /// Schedule the direction's arrival event for this time.
     Event(SimTime),
-    /// Deliver it now, for this time of arrival; the line keeps only its timetable.
+    /// Deliver it now, for this time of arrival; the line keeps only its timetable, if that
+    /// (`fifo.rs`: a packet from an idle line with nothing to arrive takes no slot).
     Deliver(SimTime),
 }
 
@@ -158,7 +159,7 @@ impl LinkDir {
     /// A `Fed::Delivering` direction does the same, and if the packet reaches the far node by
     /// `horizon` and no packet before it is still to arrive by its event, the simulation hands
     /// it to the endpoint for that time, without an event, and the line keeps only its
-    /// timetable (`early.rs`).
+    /// timetable (`early.rs`), or nothing but its departure (`FifoLine::offer_bare`).
     #[inline(always)]
     pub fn hand_in(
         &mut self,
