@@ -387,6 +387,7 @@ impl FifoLine {
     /// when it reaches the far node, or none where `offer` must decide. Needs no
     /// `advance(now)`: with every packet started, it would leave nothing waiting, and the
     /// sojourn it notes is this packet's, none.
+    ///
     /// Handed-on and delivered packets at access links nearly all come this way, inlined into
     /// the caller: through `offer`, which is not, scenarios a and H took 3 and 4 % more
     /// instructions.
