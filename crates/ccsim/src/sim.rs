@@ -73,9 +73,9 @@ pub struct Simulation {
     /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
     pub(crate) routes: Routes,
-    /// Per flow, where each end's packets leave (`FirstHop`, planned in `plan.rs`), for the
-    /// sender's packets and the receiver's. Looked up by routing, the second took a chain of five dependent
-    /// loads per packet sent.
+    /// Per flow, where each end's packets leave (`FirstHop`, planned in `plan.rs`): the
+    /// sender's, then the receiver's. Routing each packet sent instead took a chain of five
+    /// dependent loads.
     pub(crate) first_hops: Vec<[FirstHop; 2]>,
     pub flows: Vec<FlowSlot>,
     pub info: Vec<FlowInfo>,
@@ -299,17 +299,12 @@ impl Simulation {
         }
     }
 
-    /// Offers a packet to the link towards its destination.
+    /// Offers a packet at `node` to the link towards its destination.
     fn forward(&mut self, node: u32, t: Transit) {
-        let l = self.routes.next_hop(node, t.dst);
+        let hop = self.first_hop(node, t.dst);
         // Routes are checked when the scenario is built, so every flow's path exists.
-        debug_assert_ne!(l, NO_ROUTE);
-        if let Some(d) = self.fed_next(l, t.dst) {
-            self.cut_through(l, d, t, self.now, None);
-            self.free_drops();
-            return;
-        }
-        self.offer(l, t);
+        debug_assert_ne!(hop.link, NO_ROUTE);
+        self.forward_over(hop, t);
     }
 
     /// Offers a packet to direction `hop.link`, which hands it on to `hop.fed` if any.
