@@ -209,8 +209,8 @@ impl Simulation {
     pub(crate) fn prefetch_pull(&self, d: u32) {
         let link = &self.links[d as usize];
         let next_dir = |i| {
-            let t = link.inbound_ahead(i)?;
-            let e = self.routes.next_hop(link.to, t.dst);
+            let (t, then) = link.inbound_ahead(i)?;
+            let e = then.get()?;
             self.links.get(e as usize).map(|dir| (e, dir, t))
         };
         if let Some((e, dir, _)) = next_dir(1) {

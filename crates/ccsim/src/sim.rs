@@ -15,6 +15,7 @@ use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
 use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
+use crate::opt::Opt;
 use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::plan::FirstHop;
@@ -385,7 +386,8 @@ impl Simulation {
     }
 
     /// Hands packet `t`, which reaches fed direction `d`'s near node at `at` over direction
-    /// `l`, to `d` (`LinkDir::hand_in`). A direct direction that feeds the next one offers
+    /// `l`, to `d`: onto its line (`LinkDir::hand_in`), or into its inbound list with where
+    /// it goes after `d` (`push_inbound`). A direct direction that feeds the next one offers
     /// it there and then and hands it on in turn, along a chain of relays that each have one
     /// feeder; the caller frees the drops.
     /// `then`, if known, is `fed_next` of `d` (`FirstHop`).
@@ -408,8 +410,16 @@ impl Simulation {
                     continue;
                 }
             }
+            if link.waits_inbound(at, self.end) {
+                // It waits with where it goes after `d`, known as it comes (`net/inbound.rs`).
+                let then = Opt::of(then.unwrap_or_else(|| self.fed_next(d, t.dst)));
+                if let Some(ev) = self.links[d as usize].push_inbound(at, l, t, then) {
+                    self.events.schedule(ev, Event::Arrive(d));
+                }
+                return;
+            }
             let (arena, drops) = (&mut self.arena, &mut self.drops);
-            match self.links[d as usize].hand_in(at, l, t, self.end, arena, drops) {
+            match self.links[d as usize].hand_in(at, t, self.end, arena, drops) {
                 Handed::Held => {}
                 Handed::Event(ev) => self.events.schedule(ev, Event::Arrive(d)),
                 Handed::Deliver(arrival) => self.deliver_early(d, t.pkt, arrival),
@@ -426,8 +436,8 @@ impl Simulation {
             self.pull_general(d, upto, exclusive);
             return;
         }
-        while let Some((at, t)) = self.links[d as usize].take_inbound(upto, exclusive) {
-            match self.fed_next(d, t.dst) {
+        while let Some((at, t, then)) = self.links[d as usize].take_inbound(upto, exclusive) {
+            match then.get() {
                 Some(e) => {
                     if self.prefetching {
                         self.prefetch_pull(d);

@@ -516,10 +516,10 @@ impl LinkDir {
         }
     }
 
-    /// The `i`-th packet probably to be taken from a fed direction's inbound list next (a hint
-    /// for prefetching).
+    /// The `i`-th packet probably to be taken from a fed direction's inbound list next, and
+    /// where it goes after (a hint for prefetching).
     #[inline(always)]
-    pub fn inbound_ahead(&self, i: usize) -> Option<Transit> {
+    pub fn inbound_ahead(&self, i: usize) -> Option<(Transit, crate::opt::Opt<u32>)> {
         match &self.path {
             Path::Express(f) => f.inbound.ahead(i),
             Path::General(g) => g.inbound.ahead(i),

@@ -6,6 +6,8 @@
 use super::{LinkDir, Path, QueueWatch, Transit};
 use crate::net::fifo::{Hand, Offered};
 use crate::net::general::HandOn;
+use crate::net::inbound::Taken;
+use crate::opt::Opt;
 use crate::packet::{PacketArena, PktId};
 use crate::time::SimTime;
 
@@ -141,20 +143,53 @@ impl LinkDir {
         }
     }
 
-    /// Takes a packet handed on by feeding direction `feeder`, reaching this one's near node at
-    /// `at`, and says what the simulation is to do with it (`Handed`).
+    /// Whether a packet handed on to this fed direction, reaching its near node at `at`, waits
+    /// in the inbound list (`push_inbound`), or goes straight onto the line (`hand_in`):
+    /// `horizon` is the end of the run.
+    #[inline(always)]
+    pub fn waits_inbound(&self, at: SimTime, horizon: SimTime) -> bool {
+        !matches!(self.fed, Fed::Direct | Fed::Delivering) || at > horizon
+    }
+
+    /// Puts a packet handed on by feeding direction `feeder`, reaching this one's near node at
+    /// `at`, in the inbound list (`waits_inbound`), with `then`, the direction this one hands
+    /// it on to, if any (`Simulation::fed_next`). Returns the time of an arrival event to
+    /// schedule, if it moved the pending one earlier or there was none.
+    #[inline]
+    pub fn push_inbound(
+        &mut self,
+        at: SimTime,
+        feeder: u32,
+        t: Transit,
+        then: Opt<u32>,
+    ) -> Option<SimTime> {
+        let f = match &mut self.path {
+            Path::Express(f) => f,
+            Path::General(_) => return self.push_inbound_general(at, feeder, t),
+        };
+        if !f.inbound.push(at, feeder, t, then) {
+            // Behind the first: it cannot reach the far node, or the next one, earlier.
+            return None;
+        }
+        let next = self.next_event_express()?;
+        self.arm_if_sooner(next)
+    }
+
+    /// Takes a packet handed on to this `Fed::Direct` or `Fed::Delivering` direction, reaching
+    /// its near node at `at`, by `horizon`, the end of the run (else it waits inbound:
+    /// `waits_inbound`), and says what the simulation is to do with it (`Handed`).
     ///
-    /// A `Fed::Direct` direction offers it to its line at once, for time `at`, if that is by
-    /// `horizon` (the end of the run), to arrive at the far node (a relay's packets for a fed
-    /// direction are offered to be handed on instead, by the simulation). Its one feeder hands
-    /// packets on in the order they reach the node, and nothing else offers to the line, so each
-    /// offer finds the line as it would at `at`; the packet arrives at the far node at the time the
-    /// inbound list would have given it, and a packet the queue drops is dropped now instead of at
-    /// `at`. The line then holds packets that have not reached it yet, which only a reading at a
-    /// time before `at` would see: the simulation reads a direct line's state only at the end of
-    /// the run, and plans no direct direction where queues are sampled (`plan.rs`,
-    /// `set_cut_through`). Packets due after `horizon` go to the inbound list, which the run never
-    /// takes them from: every later one is due after `horizon` too.
+    /// A `Fed::Direct` direction offers it to its line at once, for time `at`, to arrive at
+    /// the far node (a relay's packets for a fed direction are offered to be handed on
+    /// instead, by the simulation). Its one feeder hands packets on in the order they reach the
+    /// node, and nothing else offers to the line, so each offer finds the line as it would at
+    /// `at`; the packet arrives at the far node at the time the inbound list would have given
+    /// it, and a packet the queue drops is dropped now instead of at `at`. The line then holds
+    /// packets that have not reached it yet, which only a reading at a time before `at` would
+    /// see: the simulation reads a direct line's state only at the end of the run, and plans no
+    /// direct direction where queues are sampled (`plan.rs`, `set_cut_through`). Packets due
+    /// after `horizon` go to the inbound list, which the run never takes them from: every later
+    /// one is due after `horizon` too.
     ///
     /// A `Fed::Delivering` direction does the same, and if the packet reaches the far node by
     /// `horizon` and no packet before it is still to arrive by its event, the simulation hands
@@ -164,18 +199,12 @@ impl LinkDir {
     pub fn hand_in(
         &mut self,
         at: SimTime,
-        feeder: u32,
         t: Transit,
         horizon: SimTime,
         arena: &mut PacketArena,
         drops: &mut Vec<PktId>,
     ) -> Handed {
-        let direct = matches!(self.fed, Fed::Direct | Fed::Delivering);
-        if !direct || at > horizon {
-            return self
-                .push_inbound(at, feeder, t)
-                .map_or(Handed::Held, Handed::Event);
-        }
+        debug_assert!(!self.waits_inbound(at, horizon));
         let hand = if self.fed == Fed::Delivering {
             if let Some(arrival) = self.offer_bare(t, at, horizon) {
                 return Handed::Deliver(arrival);
@@ -194,20 +223,6 @@ impl LinkDir {
             .map_or(Handed::Held, Handed::Event)
     }
 
-    #[inline]
-    fn push_inbound(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
-        let f = match &mut self.path {
-            Path::Express(f) => f,
-            Path::General(_) => return self.push_inbound_general(at, feeder, t),
-        };
-        if !f.inbound.push(at, feeder, t) {
-            // Behind the first: it cannot reach the far node, or the next one, earlier.
-            return None;
-        }
-        let next = self.next_event_express()?;
-        self.arm_if_sooner(next)
-    }
-
     /// Arms the arrival event for `next` (time, packet) unless the pending one is as soon; a
     /// pending event that is later goes stale (`event_due`). Returns the time to schedule.
     #[inline(always)]
@@ -224,7 +239,8 @@ impl LinkDir {
         let Path::General(g) = &mut self.path else {
             unreachable!("called for the general path");
         };
-        if !g.inbound.push(at, feeder, t) {
+        // It hands packets on as they leave, finding where each goes then (`general.rs`).
+        if !g.inbound.push(at, feeder, t, Opt::NONE) {
             return None;
         }
         let next = g.next_event(self.delay)?;
@@ -233,10 +249,10 @@ impl LinkDir {
     }
 
     /// Takes the first packet of the inbound list if it reaches the near node by `upto`
-    /// (before it, if `exclusive`), to be offered at that time.
-    /// (Express path; the general path's is `take_in_general`.)
+    /// (before it, if `exclusive`), to be offered at that time, with the direction it is handed
+    /// on to next, if any. (Express path; the general path's is `take_in_general`.)
     #[inline]
-    pub fn take_inbound(&mut self, upto: SimTime, exclusive: bool) -> Option<(SimTime, Transit)> {
+    pub fn take_inbound(&mut self, upto: SimTime, exclusive: bool) -> Option<Taken> {
         match &mut self.path {
             Path::Express(f) => f.inbound.take_until(upto, exclusive),
             Path::General(_) => None,
@@ -272,9 +288,9 @@ impl LinkDir {
         let (Path::General(g), mut w) = self.split() else {
             unreachable!("called for the general path");
         };
-        while let Some((at, t)) = g.inbound.take_until(upto, exclusive) {
+        while let Some((at, t, _)) = g.inbound.take_until(upto, exclusive) {
             if g.prefetch {
-                if let Some(next) = g.inbound.ahead(1) {
+                if let Some((next, _)) = g.inbound.ahead(1) {
                     arena.prefetch(next.pkt);
                 }
             }
