@@ -106,9 +106,10 @@ impl Late {
 
 impl Inbound {
     /// Adds a packet reaching the node at `at` over direction `feeder`, handed on to `then`
-    /// after this direction. Returns whether it is now the first to reach the node. Inlined into the express direction's push, which runs
-    /// for nearly every packet at a merge (left to the compiler, it stops inlining it once a
-    /// second caller exists: +3 % instructions on H).
+    /// after this direction. Returns whether it is now the first to reach the node. Inlined
+    /// into the express direction's push, which runs for nearly every packet at a merge (left
+    /// to the compiler, it stops inlining it once a second caller exists: +3 % instructions on
+    /// H).
     #[inline(always)]
     pub fn push(&mut self, at: SimTime, feeder: u32, t: Transit, then: Opt<u32>) -> bool {
         let item = Item {
