@@ -14,6 +14,7 @@
 //! meant to alter one column (a sum taken more exactly, say) is checked to leave the rest as
 //! they were.
 
+use std::io::Write;
 use std::time::Instant;
 
 fn main() {
@@ -50,9 +51,18 @@ fn main() {
     let results = ccsim::results::collect(&mut sim);
     let delivered: u64 = results.flows.u64s("packets_delivered").iter().sum();
     let m = &results.meta;
-    println!(
+    for column in &skip {
+        let known = [&results.flows, &results.queues]
+            .iter()
+            .any(|t| t.columns.iter().any(|(name, _)| name == column));
+        if !known {
+            eprintln!("--skip: no column named {column:?} in the flow or queue table");
+            std::process::exit(2);
+        }
+    }
+    let mut out = format!(
         "{}: {:.1} s simulated, {} data packets delivered, {:.3} s wall, {:.0} packets/s, \
-         {:.2} events/packet, peak {} packets in the network",
+         {:.2} events/packet, peak {} packets in the network\n",
         m.name,
         m.duration_s,
         delivered,
@@ -63,15 +73,6 @@ fn main() {
     );
     // Every number as little-endian bytes, hashed once at the end.
     let mut words = vec![];
-    for column in &skip {
-        let known = [&results.flows, &results.queues]
-            .iter()
-            .any(|t| t.columns.iter().any(|(name, _)| name == column));
-        if !known {
-            eprintln!("--skip: no column named {column:?} in the flow or queue table");
-            std::process::exit(2);
-        }
-    }
     for table in [&results.flows, &results.queues] {
         for (name, column) in &table.columns {
             if skip.iter().any(|s| s == name) {
@@ -88,8 +89,16 @@ fn main() {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         ccsim::rng::fnv1a(&bytes)
     };
-    println!("tables digest {:016x}", digest(&words));
+    out += &format!("tables digest {:016x}\n", digest(&words));
     words.insert(0, m.events);
-    println!("results digest {:016x}", digest(&words));
-    println!("build: {}", ccsim::BUILD);
+    out += &format!("results digest {:016x}\n", digest(&words));
+    out += &format!("build: {}\n", ccsim::BUILD);
+    // A reader that stops early (`| head -1`) wanted no more: no panic on the closed pipe.
+    match std::io::stdout().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("cannot write the figures: {e}");
+            std::process::exit(1);
+        }
+        _ => {}
+    }
 }
