@@ -2,17 +2,21 @@
 
     python bench/scaling.py [--repeat 3]
 
-Three sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
+Four sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
 bottleneck, flows starting within the first second), each point run in this process with the
 tracing off; the table gives wall nanoseconds per delivered data packet (median of
 ``--repeat``) and events per packet. Linear growth in packets means a constant ns/packet down
-the first sweep; flat in flows and rate means the same down the other two.
+the first sweep; flat in flows and rate means the same down the others.
 
-The scenarios themselves ask for more work per delivered packet as flows multiply: with
-10,000 flows sharing a 10,000-packet queue a fifth of what is sent is dropped, and small
-windows mean more ACKs. So the table also gives the hops per delivered packet (offers of a
-packet, data or ACK, to a link direction: the unit of the engine's work) and the wall
-nanoseconds per hop, which separates what the scenario asks from what the engine costs.
+Two sweeps vary the flow count. In "flows" they share one 10 Gb/s link, so the scenario asks
+for more work per delivered packet as flows multiply: with 10,000 flows sharing a
+10,000-packet queue a fifth of what is sent is dropped, and small windows mean more ACKs. In
+"share" every flow has the same share (10 Mb/s and 25 packets of queue) at every point, so only
+the number of flows (and with it the state, and the packets in flight) changes.
+
+The table also gives the hops per delivered packet (offers of a packet, data or ACK, to a link
+direction: the unit of the engine's work) and the wall nanoseconds per hop, which separates
+what the scenario asks from what the engine costs.
 """
 
 from __future__ import annotations
