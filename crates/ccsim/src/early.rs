@@ -2,10 +2,11 @@
 //! clock gets there.
 //!
 //! A direct direction (`net/link.rs`, `Fed::Direct`) knows, as a packet is handed to it, when
-//! the packet will reach the far node. Where that node is one TCP endpoint's host and nothing
-//! else — a dumbbell's receiver or sender behind its access link — the endpoint's handling of
-//! the packet can be done there and then, for that time, instead of by an arrival event: the
-//! event costs more than the handling (a quarter of scenario H's work per data packet).
+//! the packet will reach the far node. Where that node is one endpoint's host and nothing else
+//! — a dumbbell's TCP receiver or sender, or UDP sink, behind its access link — the endpoint's
+//! handling of the packet can be done there and then, for that time, instead of by an arrival
+//! event: the event costs more than the handling (a quarter of scenario H's work per data
+//! packet; for a UDP flow, half its events).
 //!
 //! Doing it early gives the same results because nothing sees the endpoint, or what it sends,
 //! before the packet's time:
@@ -13,7 +14,8 @@
 //! - the endpoint changes only on its own packets, which reach it over this one direction in
 //!   the order they are handed on, and on its timers and its flow's stop, each of which is
 //!   taken first where its event would have come first (`catch_up`: by time, then by the event
-//!   queue's order of equal times);
+//!   queue's order of equal times); a UDP sink has no timers, and only counts what it receives,
+//!   in counters of its flow that the source's own events (which move the rest) never read;
 //! - what it sends leaves over a direction that carries nothing else (the host has no other
 //!   endpoint and no path crosses it), so it is offered there in time order, and every later
 //!   step is stamped with its own time, not with when it was taken (that direction is kept to
@@ -62,11 +64,15 @@ pub(crate) struct Handover {
 
 impl Simulation {
     /// Makes delivering (`Fed::Delivering`) each direct direction that is the last hop of all
-    /// its packets, into a host whose one endpoint is a TCP flow's receiver or sender, which no
-    /// path crosses, and whose packets leave over a plain express direction that nothing feeds.
-    /// A receiver's only where throughput is not binned, a sender's only where no sender state
-    /// is traced or sampled. Call from `set_cut_through`, after the direct directions are
-    /// planned.
+    /// its packets, into a host whose one endpoint is a TCP flow's receiver or sender, or a
+    /// UDP flow's sink, which no path crosses, and whose packets (a TCP endpoint's) leave over
+    /// a plain express direction that nothing feeds. A receiver's or sink's only where
+    /// throughput is not binned, a sender's only where no sender state is traced or sampled.
+    /// Call from `set_cut_through`, after the direct directions are planned.
+    ///
+    /// A UDP sink only counts what it receives: it has no timers and sends nothing, so it
+    /// meets the module notes' conditions as a TCP receiver does. Its source, driven by its
+    /// own events, takes no packets early (its host counts as taken).
     pub(crate) fn plan_delivering(&mut self) {
         let receivers = !self.rec.wants(SeriesName::Throughput);
         let senders = !SENDER_SERIES.iter().any(|s| self.rec.wants(*s));
@@ -80,10 +86,10 @@ impl Simulation {
             let tcp = matches!(f, FlowSlot::Tcp(_));
             for (node, other, may) in [
                 (info.dst, info.src, receivers),
-                (info.src, info.dst, senders),
+                (info.src, info.dst, senders && tcp),
             ] {
                 let e = &mut endpoint[node as usize];
-                *e = if *e == NONE && tcp && may {
+                *e = if *e == NONE && may {
                     (i as u32, other)
                 } else {
                     MANY
@@ -113,6 +119,10 @@ impl Simulation {
                     || crossed[node]
                 {
                     return false;
+                }
+                // A sink sends nothing; a TCP endpoint's replies must leave alone.
+                if matches!(self.flows[flow as usize], FlowSlot::Udp(_)) {
+                    return true;
                 }
                 let out = self.routes.next_hop(link.to, other);
                 self.links[out as usize].can_carry_early_replies()

@@ -133,6 +133,42 @@ fn a_receivers_access_link_that_drops_as_with_arrival_events() {
 }
 
 #[test]
+fn udp_sinks_take_their_packets_early() {
+    // A jittered CBR source, an on-off source and a TCP flow overload a 10 Mb/s bottleneck
+    // with a 20-packet queue; the CBR source stops at 2.5 s. Each sink is its host's one
+    // endpoint: the three receivers' access links deliver early, the UDP sources' hosts take
+    // nothing early (their flows' state moves by their own events).
+    let flows = [
+        r#"{"kind":"cbr","name":"c","src":"s0","dst":"d0","rate":"6Mbps","random":true,"stop":2.5}"#,
+        r#"{"kind":"onoff","name":"o","src":"s1","dst":"d1","rate":"8Mbps","on":"30ms","off":"30ms","packet_size":1000}"#,
+        r#"{"kind":"tcp","name":"t","src":"s2","dst":"d2","start":0.2}"#,
+    ]
+    .join(",");
+    let queue = r#"{"kind":"droptail","limit":20}"#;
+    let json = dumbbell("linux", 3, "10Mbps", 10.0, queue, 4.0, &flows, "");
+    let receivers = [("right", "d0"), ("right", "d1"), ("right", "d2")];
+    let (r, _) = assert_same(&json, &receivers);
+    let sim = load(&json);
+    for s in ["s0", "s1"] {
+        assert_ne!(role(&sim, "left", s), Fed::Delivering, "{s}");
+    }
+    let delivered = r.flows.u64s("packets_delivered");
+    assert!(delivered.iter().all(|&n| n > 100), "{delivered:?}");
+    assert!(r.meta.packets_dropped > 0, "the bottleneck drops");
+    // One event per UDP packet (its sending) rather than two.
+    let udp: u64 = delivered[..2].iter().sum();
+    assert!(r.meta.events < udp * 3 / 2, "{} events", r.meta.events);
+    // Throughput bins read the sinks as the clock passes: then no receiver's or sink's
+    // direction delivers early (the TCP sender's still does).
+    let binned = json.replace(r#""trace":{}"#, r#""trace":{"series":["throughput"]}"#);
+    assert_same(&binned, &[("left", "s2")]);
+    let sim = load(&binned);
+    for (a, b) in receivers {
+        assert_ne!(role(&sim, a, b), Fed::Delivering, "{a} -> {b}");
+    }
+}
+
+#[test]
 fn only_a_lone_receiver_whose_acks_leave_alone_takes_its_packets_early() {
     // d0: a receiver alone, ACKs over a plain access link: delivering. d1: a receiver and the
     // sender of a flow back. d2: two receivers. d3: a receiver whose ACKs leave over a lossy
