@@ -2,17 +2,18 @@
 
     python bench/scaling.py [--repeat 3]
 
-Four sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
+Five sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
 bottleneck, flows starting within the first second), each point run in this process with the
 tracing off; the table gives wall nanoseconds per delivered data packet (median of
 ``--repeat``) and events per packet. Linear growth in packets means a constant ns/packet down
 the first sweep; flat in flows and rate means the same down the others.
 
-Two sweeps vary the flow count. In "flows" they share one 10 Gb/s link, so the scenario asks
+Three sweeps vary the flow count. In "flows" they share one 10 Gb/s link, so the scenario asks
 for more work per delivered packet as flows multiply: with 10,000 flows sharing a
 10,000-packet queue a fifth of what is sent is dropped, and small windows mean more ACKs. In
 "share" every flow has the same share (10 Mb/s and 25 packets of queue) at every point, so only
-the number of flows (and with it the state, and the packets in flight) changes.
+the number of flows (and with it the state, and the packets in flight) changes. In "cbr" the
+flows are constant-rate UDP sources, together half the link: no TCP work, and no losses.
 
 The table also gives the hops per delivered packet (offers of a packet, data or ACK, to a link
 direction: the unit of the engine's work) and the wall nanoseconds per hop, which separates
@@ -58,6 +59,11 @@ def sweeps() -> list[tuple[str, str, Bench]]:
         rate = f"{n * 10}Mbps"
         b = Bench(f"s{n}", n, "cubic", rate, bps, 1e-3, 18e-3, 25 * n, dur)
         out.append(("share", f"{n:,} CUBIC, {n * 10:,} Mb/s, 40 ms, {dur:g} s", b))
+    # The same flow counts as constant-rate UDP sources, together half of the 10 Gb/s link:
+    # the engine's cost without TCP's (one event per packet, its sending).
+    for n in (1, 10, 100, 1000, 10_000):
+        b = Bench(f"u{n}", n, "cubic", "10Gbps", 10e9, 1e-3, 18e-3, 10_000, 2.0, traffic="cbr")
+        out.append(("cbr", f"{n:,} CBR, 5 Gb/s in all over 10 Gb/s, 2 s", b))
     for rate, bps, dur in RATES:
         b = Bench(f"r{rate}", 10, "newreno", rate, bps, 1e-3, 18e-3, 250, dur)
         out.append(("rate", f"10 NewReno, {rate}, 40 ms, {dur:g} s", b))

@@ -24,6 +24,9 @@ class Bench:
     queue: int  # limit of the bottleneck's queue, packets
     duration_s: float
     aqm: str = "droptail"  # the bottleneck's queue discipline (its other settings: defaults)
+    # "tcp" (bulk transfers, `cc`), or "cbr": constant-rate UDP sources sharing half the
+    # bottleneck's rate (bench/scaling.py; ns-3 has no peer for it here)
+    traffic: str = "tcp"
 
     @property
     def rtt_s(self) -> float:
@@ -81,16 +84,19 @@ def ccsim_scenario(b: Bench, seed: int = 1) -> dict:
             },
             "access": {"rate": access_rate, "delay": _secs(b.access_delay_s)},
         },
-        "flows": [
-            {
-                "kind": "tcp",
-                "name": f"f{i}",
-                "src": f"s{i}",
-                "dst": f"d{i}",
-                "start": f"{i / b.flows:.9f}s",
-                "tcp": {"cc": CC[b.cc], "recovery": "sack"},
-            }
-            for i in range(b.flows)
-        ],
+        "flows": [_flow(b, i) for i in range(b.flows)],
         "trace": {"series": []},
     }
+
+
+def _flow(b: Bench, i: int) -> dict:
+    """Flow ``i`` of benchmark ``b``: a bulk TCP transfer, or a CBR source (``traffic``)."""
+    flow = {
+        "name": f"f{i}",
+        "src": f"s{i}",
+        "dst": f"d{i}",
+        "start": f"{i / b.flows:.9f}s",
+    }
+    if b.traffic == "cbr":
+        return {"kind": "cbr", **flow, "rate": f"{b.rate_bps / 2 / b.flows:.0f}bps"}
+    return {"kind": "tcp", **flow, "tcp": {"cc": CC[b.cc], "recovery": "sack"}}
