@@ -45,19 +45,34 @@ impl Item {
 /// Packets in order of their keys: a run that arrives in order (nearly all of them — feeders
 /// with equal delays hand packets on about in the order they reach the node) and a heap for
 /// those that overtake the run's last one.
+///
+/// Packets that reach the node at one instant (a tie group) are ordered by their forwarding
+/// events' tie order, a hash, which has nothing to do with the order they come in: where
+/// sources send in step (constant-rate sources started together) groups of dozens come at
+/// once. The run's last group is let out of order as it grows, and sorted once, as it closes (a
+/// packet for a later instant comes) or reaches the front, where it is read; one that is the
+/// front already is kept in order as it grows, the heap taking those that overtake.
 #[derive(Default)]
 pub struct Inbound {
     run: Ring<Item>,
     late: Late,
 }
 
-/// The packets that overtook the run, by key, in a heap made at the first one: most
-/// directions never see one, and a pointer takes 8 bytes of the direction against an empty
+/// What few directions need, made at the first use: most never see a packet overtake the run
+/// or a tie group out of order, and a pointer takes 8 bytes of the direction against an empty
 /// heap's 24 (`net/link.rs`).
-// Boxed on purpose: the size in the direction, not the allocation, is what counts here.
-#[allow(clippy::box_collection)]
 #[derive(Default)]
-struct Late(Option<Box<BinaryHeap<Overtaker>>>);
+struct Late(Option<Box<Rare>>);
+
+#[derive(Default)]
+struct Rare {
+    /// The packets that overtook the run, by key.
+    heap: BinaryHeap<Overtaker>,
+    /// Where the run's last tie group starts (a position in the ring), while it is unsorted.
+    group: Option<u32>,
+    /// A group being sorted, with its keys (kept for its capacity).
+    sorting: Vec<(u128, Item)>,
+}
 
 /// A packet in `Late`, with its key (unique: a feeder hands on no two packets that reach the
 /// node at once; the packet breaks the tie all the same).
@@ -84,23 +99,29 @@ type Overtaker = Reverse<LateItem>;
 impl Late {
     #[inline(always)]
     fn is_empty(&self) -> bool {
-        self.0.as_ref().is_none_or(|h| h.is_empty())
+        self.0.as_ref().is_none_or(|r| r.heap.is_empty())
     }
 
     fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, |h| h.len())
+        self.0.as_ref().map_or(0, |r| r.heap.len())
     }
 
     fn peek(&self) -> Option<&Overtaker> {
-        self.0.as_ref()?.peek()
+        self.0.as_ref()?.heap.peek()
     }
 
     fn push(&mut self, x: Overtaker) {
-        self.0.get_or_insert_default().push(x);
+        self.0.get_or_insert_default().heap.push(x);
     }
 
     fn pop(&mut self) -> Option<Overtaker> {
-        self.0.as_mut()?.pop()
+        self.0.as_mut()?.heap.pop()
+    }
+
+    /// Where the run's unsorted last tie group starts, if there is one.
+    #[inline(always)]
+    fn group(&self) -> Option<u32> {
+        self.0.as_ref().and_then(|r| r.group)
     }
 }
 
@@ -118,18 +139,66 @@ impl Inbound {
             then,
             t,
         };
-        let in_order = match self.run.back() {
-            None => true,
-            Some(b) => b.at < at || (b.at == at && b.key() < item.key()),
-        };
-        if in_order {
-            self.run.push_back(item);
-            return self.run.len() == 1 && self.late.is_empty();
+        let group = self.late.group().is_some();
+        match self.run.back() {
+            Some(b) if b.at > at => return self.push_late(item),
+            // A tie in order goes to the back, as any packet in order, unless the last tie
+            // group is already out of order.
+            Some(b) if b.at == at && (group || item.key() < b.key()) => {
+                return self.push_tied(item)
+            }
+            // A later instant closes the last tie group.
+            Some(b) if group && b.at < at => self.sort_group(),
+            _ => {}
         }
+        self.run.push_back(item);
+        self.run.len() == 1 && self.late.is_empty()
+    }
+
+    /// `push` of a packet that reaches the node at the same instant as the run's last, where
+    /// the last tie group is out of order or it would put it so: into that group, unsorted,
+    /// unless the group is the run's front.
+    #[inline(never)]
+    fn push_tied(&mut self, item: Item) -> bool {
+        let start = match self.late.group() {
+            Some(start) => start,
+            None => self.run.last_run_start(|o| o.at == item.at),
+        };
+        if start == self.run.head() {
+            // The front is read as packets come (`first`), so it is kept in order: a packet
+            // that overtakes its last waits in the heap.
+            return self.push_late(item);
+        }
+        self.run.push_back(item);
+        self.late.0.get_or_insert_default().group = Some(start);
+        // Behind the run's first, which is earlier than the group.
+        false
+    }
+
+    /// `push` of a packet that overtakes the run's last: into the late heap.
+    #[inline(never)]
+    fn push_late(&mut self, item: Item) -> bool {
         let key = item.key();
         let first = self.first_key().is_none_or(|k| key < k);
         self.late.push(Reverse(LateItem { key, item }));
         first
+    }
+
+    /// Sorts the run's last tie group by key and marks it sorted.
+    #[inline(never)]
+    fn sort_group(&mut self) {
+        let Some(r) = self.late.0.as_deref_mut() else {
+            return;
+        };
+        let Some(start) = r.group.take() else {
+            return;
+        };
+        r.sorting.clear();
+        r.sorting
+            .extend(self.run.from(start).map(|item| (item.key(), *item)));
+        r.sorting.sort_unstable_by_key(|&(key, _)| key);
+        self.run
+            .overwrite_from(start, r.sorting.iter().map(|&(_, item)| item));
     }
 
     fn first_key(&self) -> Option<u128> {
@@ -191,7 +260,12 @@ impl Inbound {
             if !due(self.run.front()?.at) {
                 return None;
             }
-            self.run.pop_front()?
+            let i = self.run.pop_front()?;
+            // The last tie group is sorted as it becomes the front.
+            if self.late.group() == Some(self.run.head()) {
+                self.sort_group();
+            }
+            i
         } else {
             if !due(self.late.peek()?.0.item.at) {
                 return None;
@@ -271,6 +345,108 @@ mod tests {
         assert_eq!(m.first(), Some((SimTime(9), tr(2))));
         assert_eq!(m.take_until(SimTime(9), false), taken(9, 2));
         assert_eq!(m.len(), 0);
+    }
+
+    #[test]
+    fn packets_come_out_by_key_whatever_order_they_come_in() {
+        // Pushes at times that tie in groups (and sometimes overtake), taken in between, against
+        // a reference kept sorted by key: every take gives the reference's first.
+        use std::collections::BTreeMap;
+        let mut rng = crate::rng::Rng::derive(7, "inbound");
+        let mut m = Inbound::default();
+        let mut reference = BTreeMap::new();
+        let (mut now, mut next, mut groups) = (0u64, 0u32, 0);
+        for _ in 0..20_000 {
+            let roll = rng.uniform();
+            if roll < 0.6 {
+                // Mostly the current instant or the next few; now and then one overtakes.
+                let at = if rng.uniform() < 0.05 {
+                    now.saturating_sub(3)
+                } else {
+                    now + (rng.uniform() * 3.0) as u64
+                };
+                let feeder = (rng.uniform() * 50.0) as u32;
+                let item = Item {
+                    at: SimTime(at),
+                    feeder,
+                    then: Opt::NONE,
+                    t: tr(next),
+                };
+                // A feeder hands on no two packets that reach the node at once.
+                if let std::collections::btree_map::Entry::Vacant(e) = reference.entry(item.key()) {
+                    e.insert(next);
+                    let first = reference.keys().next() == Some(&item.key());
+                    let (t, then) = (tr(next), Opt::NONE);
+                    assert_eq!(m.push(SimTime(at), feeder, t, then), first, "push {next}");
+                }
+                next += 1;
+            } else if roll < 0.9 {
+                let upto = SimTime(now.saturating_sub(1));
+                let want = reference
+                    .first_key_value()
+                    .filter(|(k, _)| crate::engine::time_of(**k) <= upto)
+                    .map(|(_, &i)| i);
+                let got = m.take_until(upto, false).map(|(_, t, _)| t.pkt.0);
+                assert_eq!(got, want);
+                if let Some(i) = want {
+                    reference.retain(|_, v| *v != i);
+                }
+            } else {
+                now += 1;
+            }
+            let first = reference.first_key_value().map(|(_, &i)| i);
+            assert_eq!(m.first().map(|(_, t)| t.pkt.0), first);
+            assert_eq!(m.len(), reference.len());
+            groups += m.late.group().is_some() as u32;
+        }
+        assert!(groups > 1000, "tie groups left unsorted: {groups} steps");
+        assert!(m.late.len() + m.run.len() > 0);
+    }
+
+    #[test]
+    fn a_tie_group_is_sorted_as_it_closes_or_reaches_the_front() {
+        // Packets 1 (at 4), then 2, 3, 4 at 5 from three feeders pushed against their tie order:
+        // 2 goes to the back in order, 3 and 4 out of order join an unsorted group; a packet at
+        // 6 closes it. Taken: 1, then the group in tie order, then 5.
+        let order = |f: u32| Event::Arrive(f).order(SimTime(5));
+        let mut feeders = [1, 2, 3];
+        feeders.sort_by_key(|&f| std::cmp::Reverse(order(f)));
+        let [x, y, z] = feeders; // x's event runs last at 5, z's first
+        let mut m = Inbound::default();
+        assert!(push(&mut m, 4, 9, 1));
+        assert!(!push(&mut m, 5, y, 2));
+        assert!(!push(&mut m, 5, z, 3));
+        assert_eq!(
+            m.late.group(),
+            Some(1),
+            "out of order behind the front: unsorted"
+        );
+        assert!(!push(&mut m, 5, x, 4));
+        assert_eq!(m.late.len(), 0);
+        assert!(!push(&mut m, 6, 9, 5));
+        assert_eq!(m.late.group(), None, "closed by a later instant: sorted");
+        let got: Vec<u32> = std::iter::from_fn(|| m.take_until(SimTime(9), false))
+            .map(|(_, t, _)| t.pkt.0)
+            .collect();
+        assert_eq!(got, [1, 3, 2, 4, 5]);
+        // The same group still open as the packet before it is taken: sorted as it becomes
+        // the front. A tie that overtakes a front group waits in the heap.
+        let mut m = Inbound::default();
+        push(&mut m, 4, 9, 1);
+        push(&mut m, 5, y, 2);
+        push(&mut m, 5, z, 3);
+        assert_eq!(m.take_until(SimTime(4), false), taken(4, 1));
+        assert_eq!(m.late.group(), None);
+        assert_eq!(m.first(), Some((SimTime(5), tr(3))));
+        assert!(!push(&mut m, 5, x, 4));
+        assert_eq!(m.late.len(), 0, "in order behind a front group");
+        let mut m = Inbound::default();
+        push(&mut m, 5, y, 2);
+        assert!(
+            push(&mut m, 5, z, 3),
+            "overtakes a front group: first, from the heap"
+        );
+        assert_eq!((m.late.len(), m.late.group()), (1, None));
     }
 
     #[test]

@@ -87,18 +87,49 @@ impl<T: Copy> Ring<T> {
         self.tail = self.tail.wrapping_add(1);
     }
 
-    /// Doubles the capacity (at least 4), items moved to the start in order; `fill` pads the
-    /// unused slots (any value: they are written before they are read).
+    /// The position of the first item (positions are running counts: `from`).
+    #[inline]
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
+    /// Where the run of last items that `same` holds for starts: the position of the first of
+    /// them (the tail's if the last item fails it).
+    pub fn last_run_start(&self, same: impl Fn(&T) -> bool) -> u32 {
+        let mut pos = self.tail;
+        while pos != self.head && same(self.slot(pos.wrapping_sub(1))) {
+            pos = pos.wrapping_sub(1);
+        }
+        pos
+    }
+
+    /// The items from position `pos` (at or after the head) to the back.
+    pub fn from(&self, pos: u32) -> impl Iterator<Item = &T> {
+        let n = self.tail.wrapping_sub(pos);
+        (0..n).map(move |i| self.slot(pos.wrapping_add(i)))
+    }
+
+    /// Writes `items` over the items from position `pos` on (no further than the back).
+    pub fn overwrite_from(&mut self, pos: u32, items: impl Iterator<Item = T>) {
+        let mask = self.slots.len() - 1;
+        for (i, x) in items.enumerate() {
+            debug_assert!((i as u32) < self.tail.wrapping_sub(pos), "past the back");
+            self.slots[pos.wrapping_add(i as u32) as usize & mask] = x;
+        }
+    }
+
+    /// Doubles the capacity (at least 4), every item keeping its position (`head`, `from`);
+    /// `fill` pads the unused slots (any value: they are written before they are read).
     #[cold]
     fn grow(&mut self, fill: T) {
-        let len = self.len();
-        let cap = (len * 2).max(4);
-        let mut slots = Vec::with_capacity(cap);
-        slots.extend((0..len).map(|i| *self.slot(self.head.wrapping_add(i as u32))));
-        slots.resize(cap, fill);
-        self.tail = len as u32;
-        self.head = 0;
-        self.slots = slots.into_boxed_slice();
+        let cap = (self.len() * 2).max(4);
+        let mut slots = vec![fill; cap].into_boxed_slice();
+        let mut pos = self.head;
+        while pos != self.tail {
+            slots[pos as usize & (cap - 1)] = *self.slot(pos);
+            pos = pos.wrapping_add(1);
+        }
+        self.slots = slots;
     }
 }
 
@@ -134,6 +165,37 @@ mod tests {
             assert_eq!(r.pop_front(), Some(x));
         }
         assert_eq!((r.pop_front(), r.front(), r.back()), (None, None, None));
+    }
+
+    #[test]
+    fn positions_survive_growth_and_name_runs_of_last_items() {
+        let mut r = Ring::default();
+        for x in [1u32, 2, 2, 2] {
+            r.push_back(x);
+        }
+        assert_eq!(r.pop_front(), Some(1));
+        let start = r.last_run_start(|&x| x == 2);
+        assert_eq!(start, r.head(), "the run reaches the front");
+        r.push_back(3);
+        assert_eq!(
+            r.last_run_start(|&x| x == 2),
+            r.tail,
+            "the last item fails it"
+        );
+        let tail_before = r.tail;
+        // Growing (4 slots to 8) keeps every item at its position.
+        for x in [4, 4, 4, 4] {
+            r.push_back(x);
+        }
+        let fours = r.last_run_start(|&x| x == 4);
+        assert_eq!(fours, tail_before);
+        assert_eq!(
+            r.from(start).copied().collect::<Vec<_>>(),
+            [2, 2, 2, 3, 4, 4, 4, 4]
+        );
+        r.overwrite_from(fours, [7, 8, 9, 10].into_iter());
+        assert_eq!(r.from(fours).copied().collect::<Vec<_>>(), [7, 8, 9, 10]);
+        assert_eq!(r.front(), Some(&2));
     }
 
     #[test]
