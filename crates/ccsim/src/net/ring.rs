@@ -93,6 +93,23 @@ impl<T: Copy> Ring<T> {
         self.head
     }
 
+    #[inline]
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        let mask = self.slots.len().wrapping_sub(1);
+        let pos = self.tail.wrapping_sub(1);
+        (!self.is_empty()).then(|| &mut self.slots[pos as usize & mask])
+    }
+
+    /// The item at position `pos`, which must be on the ring (from the head to the back).
+    pub fn at_mut(&mut self, pos: u32) -> &mut T {
+        debug_assert!(
+            pos.wrapping_sub(self.head) < self.len() as u32,
+            "not on the ring"
+        );
+        let mask = self.slots.len() - 1;
+        &mut self.slots[pos as usize & mask]
+    }
+
     /// Where the run of last items that `same` holds for starts: the position of the first of
     /// them (the tail's if the last item fails it).
     pub fn last_run_start(&self, same: impl Fn(&T) -> bool) -> u32 {
