@@ -38,8 +38,9 @@ pub type Taken = (SimTime, Transit, Opt<u32>);
 /// Marks in `Item::feeder`'s top bits, set while the run's last tie group is unsorted: on the
 /// group's last packet (which a push reads anyway, as the run's back) and on the packet just
 /// before the group (which a take has in hand as it reaches the group). So neither looks
-/// elsewhere to learn that it must sort the group: a check per push and take that read the
-/// boxed state cost 2–3 % with thousands of flows, where a bottleneck's heap is in use.
+/// elsewhere to learn that it must sort the group (a check per push and take that read the
+/// boxed state measured 0.97–0.98× with thousands of flows, where a bottleneck's heap is in
+/// use).
 const GROUP_ENDS: u32 = 1 << 31;
 const GROUP_NEXT: u32 = 1 << 30;
 const FEEDER: u32 = GROUP_NEXT - 1;
