@@ -112,6 +112,46 @@ fn random_dumbbells() {
 }
 
 #[test]
+fn random_dumbbells_with_constant_rate_sources() {
+    // About half the flows are CBR sources at a few equal rates, started at multiples of 50 ms:
+    // their packets reach the bottleneck's merge in tie groups, which the inbound list sorts
+    // once (`net/inbound.rs`), and their sinks take them early (`early.rs`).
+    let mut r = Lcg(4242);
+    for case in 0..40 {
+        let pairs = 2 + r.below(5);
+        let flows: Vec<String> = (0..pairs)
+            .map(|i| {
+                let start = r.below(6) as f64 * 0.05;
+                let (src, dst) = (format!("s{i}"), format!("d{i}"));
+                if r.below(2) == 0 {
+                    let rate = r.pick(&["1Mbps", "2Mbps", "3Mbps"]);
+                    format!(
+                        r#"{{"kind":"cbr","name":"f{i}","src":"{src}","dst":"{dst}","rate":"{rate}","start":{start}}}"#
+                    )
+                } else {
+                    flow(&mut r, i, &src, &dst, start)
+                }
+            })
+            .collect();
+        let queue = r.pick(&[
+            r#"{"kind":"droptail","limit":3}"#,
+            r#"{"kind":"droptail","limit":20}"#,
+            r#"{"kind":"red","min_th":3,"max_th":9,"limit":30}"#,
+        ]);
+        let json = format!(
+            r#"{{"name":"t","duration":{:.1},"seed":{case},"defaults":"linux",
+            "topology":{{"kind":"dumbbell","pairs":{pairs},"bottleneck":{{"rate":"{}","delay":"{}ms","queue":{queue}}}}},
+            "flows":[{}]}}"#,
+            1.5 + r.below(20) as f64 * 0.1,
+            r.pick(&["5Mbps", "12Mbps"]),
+            1 + r.below(20),
+            flows.join(",")
+        );
+        assert_same(&json);
+    }
+}
+
+#[test]
 fn random_chains() {
     let mut r = Lcg(999);
     for case in 0..120 {
