@@ -138,16 +138,19 @@ fn random_dumbbells_with_constant_rate_sources() {
             r#"{"kind":"droptail","limit":20}"#,
             r#"{"kind":"red","min_th":3,"max_th":9,"limit":30}"#,
         ]);
-        let json = format!(
-            r#"{{"name":"t","duration":{:.1},"seed":{case},"defaults":"linux",
-            "topology":{{"kind":"dumbbell","pairs":{pairs},"bottleneck":{{"rate":"{}","delay":"{}ms","queue":{queue}}}}},
-            "flows":[{}]}}"#,
-            1.5 + r.below(20) as f64 * 0.1,
-            r.pick(&["5Mbps", "12Mbps"]),
-            1 + r.below(20),
-            flows.join(",")
+        let duration = 1.5 + r.below(20) as f64 * 0.1;
+        let (rate, delay_ms) = (r.pick(&["5Mbps", "12Mbps"]), 1 + r.below(20));
+        let json = common::dumbbell(
+            "linux",
+            pairs as u32,
+            rate,
+            delay_ms as f64,
+            queue,
+            duration,
+            &flows.join(","),
+            "",
         );
-        assert_same(&json);
+        assert_same(&json.replace(r#""seed":1"#, &format!(r#""seed":{case}"#)));
     }
 }
 

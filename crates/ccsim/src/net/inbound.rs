@@ -83,9 +83,7 @@ struct Late(Option<Box<Rare>>);
 struct Rare {
     /// The packets that overtook the run, by key.
     heap: BinaryHeap<Overtaker>,
-    /// Where the run's last tie group starts (a position in the ring), while it is unsorted.
-    group: Option<u32>,
-    /// A group being sorted, with its keys (kept for its capacity).
+    /// A tie group being sorted, with its keys (kept for its capacity).
     sorting: Vec<(u128, Item)>,
 }
 
@@ -132,12 +130,6 @@ impl Late {
     fn pop(&mut self) -> Option<Overtaker> {
         self.0.as_mut()?.heap.pop()
     }
-
-    /// Where the run's unsorted last tie group starts, if there is one.
-    #[cfg(test)]
-    fn group(&self) -> Option<u32> {
-        self.0.as_ref().and_then(|r| r.group)
-    }
 }
 
 impl Inbound {
@@ -160,7 +152,8 @@ impl Inbound {
             // A tie in order goes to the back, as any packet in order, unless the last tie
             // group is already out of order.
             Some(b) if b.at == at && (b.marked(GROUP_ENDS) || item.key() < b.key()) => {
-                return self.push_tied(item)
+                let open = b.marked(GROUP_ENDS);
+                return self.push_tied(item, open);
             }
             // A later instant closes the last tie group.
             Some(b) if b.marked(GROUP_ENDS) => self.sort_group(),
@@ -171,11 +164,10 @@ impl Inbound {
     }
 
     /// `push` of a packet that reaches the node at the same instant as the run's last, where
-    /// the last tie group is out of order or it would put it so: into that group, unsorted,
-    /// unless the group is the run's front.
+    /// the last tie group is out of order (`open`) or it would put it so: into that group,
+    /// unsorted, unless the group is the run's front.
     #[inline(never)]
-    fn push_tied(&mut self, item: Item) -> bool {
-        let open = self.run.back().is_some_and(|b| b.marked(GROUP_ENDS));
+    fn push_tied(&mut self, item: Item, open: bool) -> bool {
         if !open {
             let start = self.run.last_run_start(|o| o.at == item.at);
             if start == self.run.head() {
@@ -184,7 +176,6 @@ impl Inbound {
                 return self.push_late(item);
             }
             self.run.at_mut(start.wrapping_sub(1)).feeder |= GROUP_NEXT;
-            self.late.0.get_or_insert_default().group = Some(start);
         }
         if let Some(b) = self.run.back_mut() {
             b.feeder &= !GROUP_ENDS;
@@ -206,13 +197,17 @@ impl Inbound {
         first
     }
 
-    /// Sorts the run's last tie group by key and marks it sorted.
+    /// Where the run's last tie group starts, while it is unsorted (its last packet, the
+    /// run's back, is marked): the group is what follows the last packet of an earlier instant.
+    fn open_group(&self) -> Option<u32> {
+        let b = self.run.back().filter(|b| b.marked(GROUP_ENDS))?;
+        Some(self.run.last_run_start(|o| o.at == b.at))
+    }
+
+    /// Sorts the run's last tie group by key and takes its marks off; call while it is open.
     #[inline(never)]
     fn sort_group(&mut self) {
-        let Some(r) = self.late.0.as_deref_mut() else {
-            return;
-        };
-        let Some(start) = r.group.take() else {
+        let Some(start) = self.open_group() else {
             return;
         };
         // The packet before the group, if not taken yet, and the group's last lose their marks.
@@ -222,12 +217,12 @@ impl Inbound {
         if let Some(b) = self.run.back_mut() {
             b.feeder &= !GROUP_ENDS;
         }
-        r.sorting.clear();
-        r.sorting
-            .extend(self.run.from(start).map(|item| (item.key(), *item)));
-        r.sorting.sort_unstable_by_key(|&(key, _)| key);
+        let sorting = &mut self.late.0.get_or_insert_default().sorting;
+        sorting.clear();
+        sorting.extend(self.run.from(start).map(|item| (item.key(), *item)));
+        sorting.sort_unstable_by_key(|&(key, _)| key);
         self.run
-            .overwrite_from(start, r.sorting.iter().map(|&(_, item)| item));
+            .overwrite_from(start, sorting.iter().map(|&(_, item)| item));
     }
 
     fn first_key(&self) -> Option<u128> {
@@ -426,7 +421,7 @@ mod tests {
             let first = reference.first_key_value().map(|(_, &i)| i);
             assert_eq!(m.first().map(|(_, t)| t.pkt.0), first);
             assert_eq!(m.len(), reference.len());
-            groups += m.late.group().is_some() as u32;
+            groups += m.open_group().is_some() as u32;
         }
         assert!(groups > 1000, "tie groups left unsorted: {groups} steps");
         assert!(m.late.len() + m.run.len() > 0);
@@ -446,14 +441,14 @@ mod tests {
         assert!(!push(&mut m, 5, y, 2));
         assert!(!push(&mut m, 5, z, 3));
         assert_eq!(
-            m.late.group(),
+            m.open_group(),
             Some(1),
             "out of order behind the front: unsorted"
         );
         assert!(!push(&mut m, 5, x, 4));
         assert_eq!(m.late.len(), 0);
         assert!(!push(&mut m, 6, 9, 5));
-        assert_eq!(m.late.group(), None, "closed by a later instant: sorted");
+        assert_eq!(m.open_group(), None, "closed by a later instant: sorted");
         let got: Vec<u32> = std::iter::from_fn(|| m.take_until(SimTime(9), false))
             .map(|(_, t, _)| t.pkt.0)
             .collect();
@@ -465,7 +460,7 @@ mod tests {
         push(&mut m, 5, y, 2);
         push(&mut m, 5, z, 3);
         assert_eq!(m.take_until(SimTime(4), false), taken(4, 1));
-        assert_eq!(m.late.group(), None);
+        assert_eq!(m.open_group(), None);
         assert_eq!(m.first(), Some((SimTime(5), tr(3))));
         assert!(!push(&mut m, 5, x, 4));
         assert_eq!(m.late.len(), 0, "in order behind a front group");
@@ -475,7 +470,7 @@ mod tests {
             push(&mut m, 5, z, 3),
             "overtakes a front group: first, from the heap"
         );
-        assert_eq!((m.late.len(), m.late.group()), (1, None));
+        assert_eq!((m.late.len(), m.open_group()), (1, None));
     }
 
     #[test]
