@@ -22,7 +22,8 @@
 //!
 //! Where the state of the links and flows fits a core's own caches, as with tens of flows, it
 //! stays there and prefetching would only add instructions (about 9 % on scenario H): the
-//! simulation prefetches only where that state outgrows `PREFETCH_ABOVE` (`worth_prefetching`).
+//! simulation prefetches only where that state outgrows `PREFETCH_ABOVE`, or from the moment
+//! the packets in flight would push a smaller one out (`prefetch_from`).
 //!
 //! A direction on the general path (any discipline but DropTail and RED, `net/general.rs`)
 //! learns where a packet goes only as it leaves the transmitter. While it takes packets in, it
@@ -35,6 +36,7 @@
 use crate::engine::Event;
 use crate::net::link::{Fed, LinkDir};
 use crate::owd::Owd;
+use crate::packet::Packet;
 use crate::prefetch;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::OptTime;
@@ -44,11 +46,31 @@ use crate::time::OptTime;
 /// queue need room too.
 const PREFETCH_ABOVE: usize = 1 << 20;
 
-/// Whether the simulation's link and flow state outgrows `PREFETCH_ABOVE`.
-pub(crate) fn worth_prefetching(sim: &Simulation) -> bool {
+/// Below `PREFETCH_ABOVE`, link and flow state from which the packets in flight can push it
+/// out of the cache: where it and the arena's packets together outgrow `PREFETCH_WITH`.
+/// About 75 dumbbell flows. Fewer flows' state is read so often that it stays in the cache
+/// whatever passes through (one flow with 58 k packets in flight ran 0.90× with prefetching,
+/// ten 1.04×, a hundred 1.12×: docs/performance.md, 0.6.5); more, with few packets in
+/// flight, stays too (scenario c, a hundred flows and 6 k packets: 0.95×).
+const PREFETCH_STATE: usize = 1 << 17;
+const PREFETCH_WITH: usize = 2 << 20;
+
+/// From how many packets in the arena (its high-water mark, `PacketArena::peak`) prefetching
+/// pays: 0 where the link and flow state alone outgrow `PREFETCH_ABOVE`; never (`usize::MAX`)
+/// where it is under `PREFETCH_STATE`; else where the packets bring the whole over
+/// `PREFETCH_WITH`. The simulation turns prefetching on as the arena reaches it
+/// (`Simulation::run_until`), and never off: the high-water mark only grows.
+pub(crate) fn prefetch_from(sim: &Simulation) -> usize {
     let links = sim.links.len() * std::mem::size_of::<LinkDir>();
     let flows = sim.flows.len() * std::mem::size_of::<FlowSlot>();
-    links + flows > PREFETCH_ABOVE
+    let state = links + flows;
+    if state > PREFETCH_ABOVE {
+        0
+    } else if state < PREFETCH_STATE {
+        usize::MAX
+    } else {
+        (PREFETCH_WITH - state) / std::mem::size_of::<Packet>()
+    }
 }
 
 /// `End::flow` and `End::reply` where there is none.
@@ -147,6 +169,12 @@ impl Simulation {
         }
         self.events.look_ahead(on);
         self.ends = if on { plan_ends(self) } else { Vec::new() };
+    }
+
+    /// Turns prefetching on as the packets in flight reach `prefetch_from`.
+    #[cold]
+    pub(crate) fn start_prefetching(&mut self) {
+        self.set_prefetching(true);
     }
 
     /// Prefetches for the events that probably come next (see the module notes).
@@ -324,10 +352,30 @@ mod tests {
         }
     }
 
-    /// Tens of flows' state stays in the cache; ten thousand flows' does not.
+    /// Tens of flows' state stays in the cache; ten thousand flows' does not; a hundred
+    /// flows' does once the packets in flight come to about 2 MiB.
     #[test]
-    fn only_large_state_is_prefetched() {
-        assert!(!worth_prefetching(&dumbbell(10, false)));
-        assert!(worth_prefetching(&dumbbell(2000, false)));
+    fn large_state_is_prefetched_and_middling_state_with_many_packets() {
+        assert_eq!(prefetch_from(&dumbbell(10, false)), usize::MAX);
+        assert_eq!(prefetch_from(&dumbbell(2000, false)), 0);
+        // 100 flows: 201 links (two access links a pair and the bottleneck), 402 directions
+        // of 256 bytes, and 100 slots of 720: 174,912 bytes; (2,097,152 − 174,912) / 96 =
+        // 20,023 packets.
+        assert_eq!(prefetch_from(&dumbbell(100, false)), 20_023);
+    }
+
+    /// Prefetching turned on part way through a run, as the packets in flight reach its
+    /// threshold, changes no result either.
+    #[test]
+    fn prefetching_from_part_way_changes_no_result() {
+        let run = |from: usize| {
+            let mut sim = dumbbell(120, false);
+            sim.prefetch_from = from;
+            sim.run();
+            assert_eq!(sim.prefetching, from < usize::MAX);
+            format!("{:?}", crate::results::collect(&mut sim).flows)
+        };
+        // 120 flows put a few hundred packets in flight within the first 100 ms.
+        assert_eq!(run(usize::MAX), run(300));
     }
 }

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use crate::ahead::{worth_prefetching, End};
+use crate::ahead::{prefetch_from, End};
 use crate::app::UdpSource;
 use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
@@ -111,8 +111,9 @@ pub struct Simulation {
     /// while it is off).
     pub(crate) ends: Vec<End>,
     /// Whether to prefetch for upcoming events (`ahead.rs`: where the state outgrows the
-    /// cache).
+    /// cache), and from how many packets in the arena on (`ahead::prefetch_from`).
     pub(crate) prefetching: bool,
+    pub(crate) prefetch_from: usize,
 }
 
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
@@ -174,6 +175,7 @@ impl Simulation {
             watch_queues: false,
             ends: Vec::new(),
             prefetching: false,
+            prefetch_from: usize::MAX,
         };
         sim.watch_queues =
             sim.rec.interval.is_none() && QUEUE_SERIES.iter().any(|s| sim.rec.wants(*s));
@@ -189,8 +191,8 @@ impl Simulation {
         }
         sim.set_cut_through(true);
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
-        let prefetching = worth_prefetching(&sim);
-        sim.set_prefetching(prefetching);
+        sim.prefetch_from = prefetch_from(&sim);
+        sim.set_prefetching(sim.prefetch_from == 0);
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));
@@ -218,6 +220,8 @@ impl Simulation {
             self.now = time;
             if self.prefetching {
                 self.prefetch_upcoming();
+            } else if self.arena.peak() >= self.prefetch_from {
+                self.start_prefetching();
             }
             self.handle(ev);
             if !self.deferred.is_empty() {
