@@ -2,18 +2,21 @@
 
     python bench/scaling.py [--repeat 3]
 
-Five sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
+Six sweeps around scenario H's shape (DropTail, NewReno or CUBIC, access links 10x the
 bottleneck, flows starting within the first second), each point run in this process with the
 tracing off; the table gives wall nanoseconds per delivered data packet (median of
 ``--repeat``) and events per packet. Linear growth in packets means a constant ns/packet down
 the first sweep; flat in flows and rate means the same down the others.
 
-Three sweeps vary the flow count. In "flows" they share one 10 Gb/s link, so the scenario asks
+Four sweeps vary the flow count. In "flows" they share one 10 Gb/s link, so the scenario asks
 for more work per delivered packet as flows multiply: with 10,000 flows sharing a
 10,000-packet queue a fifth of what is sent is dropped, and small windows mean more ACKs. In
-"share" every flow has the same share (10 Mb/s and 25 packets of queue) at every point, so only
-the number of flows (and with it the state, and the packets in flight) changes. In "cbr" the
-flows are constant-rate UDP sources, together half the link: no TCP work, and no losses.
+"network" they share one network of a fixed size (10 Gb/s, 40 ms and a 25,000-packet queue:
+about 60 k packets in flight at every point), so that only the number of flows sharing it
+changes. In "share" every flow has the same share (10 Mb/s and 25 packets of queue) at every
+point, so each flow's TCP regime stays the same, and the network (its rate, its queue, the
+packets in flight) grows with the flows. In "cbr" the flows are constant-rate UDP sources,
+together half the link: no TCP work, and no losses.
 
 The table also gives the hops per delivered packet (offers of a packet, data or ACK, to a link
 direction: the unit of the engine's work) and the wall nanoseconds per hop, which separates
@@ -49,6 +52,12 @@ def sweeps() -> list[tuple[str, str, Bench]]:
     for n in (1, 10, 100, 1000, 10_000):
         b = Bench(f"f{n}", n, "cubic", "10Gbps", 10e9, 1e-3, 18e-3, 10_000, 2.0)
         out.append(("flows", f"{n:,} CUBIC, 10 Gb/s, 40 ms, 2 s", b))
+    # The same flow counts in one network of a fixed size, its queue deep enough that the
+    # packets in flight stay near 60 k (the bandwidth-delay product, 33 k, and most of the
+    # queue) from one flow to 1,000.
+    for n in (1, 10, 100, 1000, 10_000):
+        b = Bench(f"n{n}", n, "cubic", "10Gbps", 10e9, 1e-3, 18e-3, 25_000, 3.0)
+        out.append(("network", f"{n:,} CUBIC, 10 Gb/s, 40 ms, 25,000-packet queue, 3 s", b))
     # The same flow counts, each flow with the same share (10 Mb/s and 25 packets of queue,
     # as in b): the bottleneck grows with the flows, so that every point asks the same of
     # each flow (the same windows and losses) and only the number of flows changes. At least
