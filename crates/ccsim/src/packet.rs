@@ -12,9 +12,6 @@
 
 use crate::time::SimTime;
 
-mod slots;
-use slots::Slots;
-
 /// Index of a packet in the [`PacketArena`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PktId(pub u32);
@@ -94,15 +91,15 @@ pub struct XcpHeader {
     pub queue_high: bool,
 }
 
-/// A packet's headers: 96 bytes, which the arena keeps at multiples of 32 (`slots.rs`), so that
-/// each lies in exactly two cache lines (at the 8 bytes of its fields' own alignment, one in
-/// two packets crossed three). With thousands of flows a packet has left the cache by the time
-/// it is delivered, and each line read is a wait for memory: the arena's alignment measured
-/// 1.08–1.11× on 1,000 flows (docs/performance.md, 0.6.5). The fields are in a fixed order,
-/// what every packet needs first and the SACK blocks, which only ACKs carry, last: a data
-/// packet that starts a line is read in that line alone.
+/// A packet's headers. 96 bytes, aligned to 32 so that every packet in the arena lies in
+/// exactly two cache lines (at the 8 bytes of its fields' own alignment, one in two packets
+/// crossed three). With thousands of flows a packet has left the cache by the time it is
+/// delivered, and each line read is a wait for memory: the alignment measured 1.08–1.11× on
+/// 1,000 flows (docs/performance.md, 0.6.5). The fields are in a fixed order, what every
+/// packet needs first and the SACK blocks, which only ACKs carry, last: a data packet that
+/// starts a line is read in that line alone.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(32))]
 pub struct Packet {
     /// Index of the flow the packet belongs to.
     pub flow: u32,
@@ -179,7 +176,7 @@ impl Packet {
 /// Slab of packets with a free list; indices stay valid until the packet is freed.
 #[derive(Default)]
 pub struct PacketArena {
-    slots: Slots,
+    slots: Vec<Packet>,
     free: Vec<u32>,
     live: usize,
     /// Each slot's packet's number in the run (ns-2's `uid_`), kept only where packets are
@@ -197,12 +194,14 @@ impl PacketArena {
         self.live += 1;
         let id = if let Some(i) = self.free.pop() {
             // A free slot holds no XCP header (`free` dropped it), so nothing in it needs
-            // dropping, and `overwrite` does not read it: with thousands of flows it has left
-            // the cache, and reading it to drop the header waited on memory once per packet.
-            self.slots.overwrite(i as usize, p);
+            // dropping, and forgetting the old value lets the compiler skip reading the slot:
+            // with thousands of flows it has left the cache, and reading it to drop the header
+            // waited on memory once per packet.
+            std::mem::forget(std::mem::replace(&mut self.slots[i as usize], p));
             PktId(i)
         } else {
-            PktId(self.slots.push(p) as u32)
+            self.slots.push(p);
+            PktId(self.slots.len() as u32 - 1)
         };
         if self.numbered {
             self.number(id);
@@ -232,18 +231,14 @@ impl PacketArena {
     pub fn free(&mut self, id: PktId) {
         self.live -= 1;
         // Dropped now, while the packet is in the cache, not when the slot is reused (`alloc`).
-        self.get_mut(id).xcp = None;
+        self.slots[id.0 as usize].xcp = None;
         self.free.push(id.0);
     }
     pub fn get(&self, id: PktId) -> &Packet {
-        self.slots
-            .get(id.0 as usize)
-            .expect("a packet of the arena")
+        &self.slots[id.0 as usize]
     }
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        self.slots
-            .get_mut(id.0 as usize)
-            .expect("a packet of the arena")
+        &mut self.slots[id.0 as usize]
     }
     /// Prefetches packet `id`'s lines (`prefetch.rs`), if it is a slot of the arena.
     #[inline(always)]
@@ -298,8 +293,8 @@ mod tests {
         // docs/performance.md's 150-byte goal per packet in flight: 96 + 40 (line slot) + 8
         // (segment record).
         assert_eq!(std::mem::size_of::<Packet>(), 96);
-        // At a multiple of 32 (`slots.rs`), a packet starts at 0 or 32 bytes into a line and
-        // ends within the next.
+        // Aligned to 32, a packet starts at 0 or 32 bytes into a line and ends within the next.
+        assert_eq!(std::mem::align_of::<Packet>(), 32);
         let mut arena = PacketArena::default();
         for i in 0..8 {
             let id = arena.alloc(Packet::new(i, Kind::TcpData, 0, 1, 1500, SimTime::ZERO));

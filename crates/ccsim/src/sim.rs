@@ -492,7 +492,7 @@ impl Simulation {
         &self.names.links[l / 2]
     }
 
-    #[inline(always)]
+    #[inline]
     fn free_drops(&mut self) {
         if !self.drops.is_empty() {
             self.free_drops_slow();
@@ -515,9 +515,7 @@ impl Simulation {
     /// call's, still to be sent: sending may hand a packet to another endpoint early
     /// (`early.rs`), which sends from within this call, above the outer's. The packets are
     /// reversed and popped, so that nothing else moves: swapping in a spare buffer, as before,
-    /// cost more than the sending on scenario a (whose flushes send 0–3). Inlined into its
-    /// few callers, whatever the compiler's estimate of its size.
-    #[inline(always)]
+    /// cost more than the sending on scenario a (whose flushes send 0–3).
     fn flush(&mut self, i: usize, sender: bool, base: usize) {
         if self.out.len() > base + 1 {
             self.out[base..].reverse();
