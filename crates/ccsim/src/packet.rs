@@ -209,6 +209,42 @@ impl PacketArena {
         id
     }
 
+    /// Moves the last packet of `from` (not empty) into a free slot, from the one straight to
+    /// the other. Taken out first (`pop`), it would be a value on the stack, and a packet,
+    /// aligned to 32, makes a function that holds one realign its stack: in the profile-guided
+    /// build, where the sending is inlined into the delivery, that cost H, a and b 3–4 %.
+    #[inline]
+    pub fn alloc_last(&mut self, from: &mut Vec<Packet>) -> PktId {
+        let n = from.len().checked_sub(1).expect("a packet to move");
+        let Some(i) = self.free.pop() else {
+            let p = from.pop().expect("a packet to move");
+            return self.push_new(p);
+        };
+        let slot: *mut Packet = &mut self.slots[i as usize];
+        // SAFETY: `from`'s last packet is initialised; shortened first, `from` no longer owns
+        // it, and it is moved (copied, then never used there) into the slot once. The slot's
+        // packet is overwritten without being dropped or read: a free slot holds no XCP header
+        // (`free` dropped it), and with thousands of flows it has left the cache.
+        unsafe {
+            from.set_len(n);
+            std::ptr::copy_nonoverlapping(from.as_ptr().add(n), slot, 1);
+        }
+        self.live += 1;
+        let id = PktId(i);
+        if self.numbered {
+            self.number(id);
+        }
+        id
+    }
+
+    /// `alloc_last` where no slot is free: a new one, rare once the arena has reached the
+    /// packets in flight; out of line, with the value on its stack.
+    #[cold]
+    #[inline(never)]
+    fn push_new(&mut self, p: Packet) -> PktId {
+        self.alloc(p)
+    }
+
     /// Numbers packets from now on, 0, 1, 2, … in the order they are made (call before any is).
     pub fn number_packets(&mut self) {
         self.numbered = true;

@@ -522,7 +522,7 @@ impl Simulation {
         }
         let hop = self.first_hops[i][!sender as usize];
         while self.out.len() > base {
-            let Some(p) = self.out.pop() else { break };
+            let Some(p) = self.out.last() else { break };
             self.counters.injected += 1;
             let (size, dst) = (p.size, p.dst);
             debug_assert_eq!(
@@ -530,7 +530,7 @@ impl Simulation {
                 "an endpoint sends its own flow's packets"
             );
             debug_assert_eq!(hop, self.first_hop(p.src, dst));
-            let pkt = self.arena.alloc(p);
+            let pkt = self.arena.alloc_last(&mut self.out);
             self.forward_over(hop, Transit { pkt, size, dst });
         }
     }
