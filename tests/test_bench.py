@@ -143,3 +143,34 @@ def test_a_run_is_compared_only_with_one_on_the_same_machine(tmp_path):
     assert history_ref(tmp_path, "full", "release", here)["commit"] == "2222222"
     assert history_ref(tmp_path, "full", "release", "another, 2 cores")["commit"] == "3333333"
     assert history_ref(tmp_path, "full", "release", "a third, 2 cores") is None
+
+
+def test_ab_takes_builds_in_turn_and_flags_different_results():
+    import ab
+
+    calls = []
+    rates = {"A": 100.0, "B": 110.0}
+
+    def run(build, scenario):
+        calls.append((build, scenario))
+        digest = "d" if (scenario, build) != ("x", "B") else "other"
+        return rates[build] * (1 + len(calls) % 3 / 100), digest
+
+    results = ab.alternate(["H", "x"], ["A", "B"], 3, run)
+    # One run of each build in turn, round after round, scenario after scenario.
+    assert calls == [(b, i) for i in ("H", "x") for _ in range(3) for b in ("A", "B")]
+    rows, differ = ab.summarise(results)
+    assert differ == ["x"]
+    # H: A ran at 100 × (1.01, 1.00, 1.02), B at 110 × (1.02, 1.01, 1.00): medians 101 and
+    # 111.1, a ratio of 1.100.
+    assert "**1.100×**" in rows[0] and rows[0].endswith("| same |")
+    assert rows[1].endswith("| DIFFERENT |")
+
+
+def test_ab_knows_the_benchmark_set_and_the_sweeps_points():
+    import ab
+
+    ids = ab.benches()
+    for i in ("a", "H", "S", "bR", "f1000", "n100", "s10000", "u1000", "r10Gbps"):
+        assert i in ids
+    assert ids["H"] is SCENARIOS["H"], "the packets sweep does not replace H"
