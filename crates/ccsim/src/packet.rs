@@ -191,22 +191,18 @@ impl PacketArena {
     /// Moves `p` into a free slot (one copy: a clone would copy field by field).
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.live += 1;
-        let id = if let Some(i) = self.free.pop() {
+        let i = if let Some(i) = self.free.pop() {
             // A free slot holds no XCP header (`free` dropped it), so nothing in it needs
             // dropping, and forgetting the old value lets the compiler skip reading the slot:
             // with thousands of flows it has left the cache, and reading it to drop the header
             // waited on memory once per packet.
             std::mem::forget(std::mem::replace(&mut self.slots[i as usize], p));
-            PktId(i)
+            i
         } else {
             self.slots.push(p);
-            PktId(self.slots.len() as u32 - 1)
+            self.slots.len() as u32 - 1
         };
-        if self.numbered {
-            self.number(id);
-        }
-        id
+        self.taken(i)
     }
 
     /// Moves the last packet of `from` (not empty) into a free slot, from the one straight to
@@ -215,20 +211,25 @@ impl PacketArena {
     /// build, where the sending is inlined into the delivery, that cost H, a and b 3–4 %.
     #[inline]
     pub fn alloc_last(&mut self, from: &mut Vec<Packet>) -> PktId {
-        let n = from.len().checked_sub(1).expect("a packet to move");
         let Some(i) = self.free.pop() else {
             let p = from.pop().expect("a packet to move");
             return self.push_new(p);
         };
+        let n = from.len().checked_sub(1).expect("a packet to move");
         let slot: *mut Packet = &mut self.slots[i as usize];
         // SAFETY: `from`'s last packet is initialised; shortened first, `from` no longer owns
         // it, and it is moved (copied, then never used there) into the slot once. The slot's
-        // packet is overwritten without being dropped or read: a free slot holds no XCP header
-        // (`free` dropped it), and with thousands of flows it has left the cache.
+        // packet is overwritten without being dropped or read, as in `alloc`.
         unsafe {
             from.set_len(n);
             std::ptr::copy_nonoverlapping(from.as_ptr().add(n), slot, 1);
         }
+        self.taken(i)
+    }
+
+    /// The bookkeeping of a packet just put in slot `i`.
+    #[inline(always)]
+    fn taken(&mut self, i: u32) -> PktId {
         self.live += 1;
         let id = PktId(i);
         if self.numbered {

@@ -43,6 +43,12 @@ impl<T: Copy> Ring<T> {
         &self.slots[pos as usize & (self.slots.len() - 1)]
     }
 
+    #[inline]
+    fn slot_mut(&mut self, pos: u32) -> &mut T {
+        let mask = self.slots.len() - 1;
+        &mut self.slots[pos as usize & mask]
+    }
+
     /// Prefetches the slot the next `pop_front` reads and the one the next `push_back`
     /// writes (`prefetch.rs`).
     #[inline(always)]
@@ -82,8 +88,7 @@ impl<T: Copy> Ring<T> {
         if self.len() == self.slots.len() {
             self.grow(x);
         }
-        let mask = self.slots.len() - 1;
-        self.slots[self.tail as usize & mask] = x;
+        *self.slot_mut(self.tail) = x;
         self.tail = self.tail.wrapping_add(1);
     }
 
@@ -95,9 +100,8 @@ impl<T: Copy> Ring<T> {
 
     #[inline]
     pub fn back_mut(&mut self) -> Option<&mut T> {
-        let mask = self.slots.len().wrapping_sub(1);
         let pos = self.tail.wrapping_sub(1);
-        (!self.is_empty()).then(|| &mut self.slots[pos as usize & mask])
+        (!self.is_empty()).then(|| self.slot_mut(pos))
     }
 
     /// The item at position `pos`, which must be on the ring (from the head to the back).
@@ -106,8 +110,7 @@ impl<T: Copy> Ring<T> {
             pos.wrapping_sub(self.head) < self.len() as u32,
             "not on the ring"
         );
-        let mask = self.slots.len() - 1;
-        &mut self.slots[pos as usize & mask]
+        self.slot_mut(pos)
     }
 
     /// Where the run of last items that `same` holds for starts: the position of the first of
@@ -128,10 +131,9 @@ impl<T: Copy> Ring<T> {
 
     /// Writes `items` over the items from position `pos` on (no further than the back).
     pub fn overwrite_from(&mut self, pos: u32, items: impl Iterator<Item = T>) {
-        let mask = self.slots.len() - 1;
         for (i, x) in items.enumerate() {
             debug_assert!((i as u32) < self.tail.wrapping_sub(pos), "past the back");
-            self.slots[pos.wrapping_add(i as u32) as usize & mask] = x;
+            *self.slot_mut(pos.wrapping_add(i as u32)) = x;
         }
     }
 
