@@ -174,3 +174,37 @@ def test_ab_knows_the_benchmark_set_and_the_sweeps_points():
     for i in ("a", "H", "S", "bR", "f1000", "n100", "s10000", "u1000", "r10Gbps"):
         assert i in ids
     assert ids["H"] is SCENARIOS["H"], "the packets sweep does not replace H"
+
+
+def test_scaling_shortens_points_for_ns3_to_a_second_of_starts_and_the_packets_after():
+    import scaling
+
+    points = {b.id: b for _, _, b in scaling.sweeps()}
+    # 10 Mb/s: 150,000 packets of 12,000 bits take 180 s, after the second of starts.
+    assert scaling.shortened(points["s1"]).duration_s == 181.0
+    # 1 Gb/s: 1.8 s after it.
+    assert scaling.shortened(points["s100"]).duration_s == 2.8
+    # 10 Gb/s: at least a second after it (0.18 s of packets would leave the last flows
+    # barely started).
+    assert scaling.shortened(points["s1000"]).duration_s == 2.0
+    # Never longer than the point itself (the packets sweep's first: H over 1.5 s).
+    h = next(b for sweep, _, b in scaling.sweeps() if sweep == "packets")
+    assert scaling.shortened(h).duration_s == 1.5
+    assert scaling.shortened(points["s1"]).flows == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["nope"], "unknown sweep ['nope']; the sweeps are packets, flows, network, share, cbr"),
+        (["cbr", "--vs-ns3"], "--vs-ns3 has no ns-3 peer for cbr"),
+        (["--repeat", "0"], "--repeat must be at least 1"),
+    ],
+)
+def test_scaling_names_what_it_cannot_run(argv, says, capsys):
+    import scaling
+
+    with pytest.raises(SystemExit) as e:
+        scaling.main(argv)
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
