@@ -186,6 +186,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"unknown sweep {unknown}; the sweeps are {', '.join(names)}")
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.ns3_max_flows < 1:
+        ap.error("--ns3-max-flows must be at least 1 (ns-3 runs points of up to that many flows)")
     chosen = args.sweeps or (["share"] if args.vs_ns3 else names)
     if args.vs_ns3:
         no_peer = [s for s in chosen if s not in NS3_SWEEPS]

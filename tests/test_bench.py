@@ -199,6 +199,7 @@ def test_scaling_shortens_points_for_ns3_to_a_second_of_starts_and_the_packets_a
         (["nope"], "unknown sweep ['nope']; the sweeps are packets, flows, network, share, cbr"),
         (["cbr", "--vs-ns3"], "--vs-ns3 has no ns-3 peer for cbr"),
         (["--repeat", "0"], "--repeat must be at least 1"),
+        (["--vs-ns3", "--ns3-max-flows", "0"], "--ns3-max-flows must be at least 1"),
     ],
 )
 def test_scaling_names_what_it_cannot_run(argv, says, capsys):
