@@ -137,21 +137,23 @@ def vs_ns3(points: list[tuple[str, str, Bench]], repeat: int, max_flows: int) ->
         "| ns-3 delivered | ns-3 ns/packet | growth | ratio |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    # Each sweep's first point: ccsim's and ns-3's ns per packet (None: ns-3 did not run it).
     first: dict[str, tuple[float, float | None]] = {}
     for sweep, _, full in points:
         b = shortened(full)
         delivered, wall, _, _ = measure(b, repeat)
         ns = wall / max(delivered, 1) * 1e9
-        if b.flows > max_flows:
-            row_ns3, ns3 = "— | — | —", None
-        else:
+        ns3 = None
+        if b.flows <= max_flows:
             runs = [ns3_point(b) for _ in range(repeat)]
             n_deliv = runs[0]["delivered"]
             ns3 = statistics.median(r["wall_s"] for r in runs) / max(n_deliv, 1) * 1e9
-            base3 = first.get(sweep, (ns, ns3))[1]
+        base, base3 = first.setdefault(sweep, (ns, ns3))
+        if ns3 is None:
+            row_ns3 = "— | — | —"
+        else:
             grow3 = f"{ns3 / base3:.2f}×" if base3 else "—"
             row_ns3 = f"{n_deliv:,} | {ns3:,.0f} | {grow3}"
-        base = first.setdefault(sweep, (ns, ns3))[0]
         ratio = f"**{ns3 / ns:,.0f}×**" if ns3 else "—"
         print(
             f"| {sweep} | {b.flows:,} | {b.duration_s:g} | {delivered:,} | {ns:,.0f} "

@@ -209,3 +209,27 @@ def test_scaling_names_what_it_cannot_run(argv, says, capsys):
         scaling.main(argv)
     assert e.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_scaling_vs_ns3_prints_each_simulators_growth_and_the_ratio(monkeypatch, capsys):
+    import scaling
+
+    # ccsim: 100, 120 and 150 ns a packet at 1, 10 and 100 flows; ns-3: 20, 40 and 600 µs.
+    ccsim_wall = {1: 1.0e-4, 10: 1.2e-4, 100: 1.5e-4}
+    ns3_wall = {1: 0.01, 10: 0.02, 100: 0.30}
+    monkeypatch.setattr(scaling, "measure", lambda b, r: (1000, ccsim_wall[b.flows], 0.0, 0))
+    ran = []
+
+    def ns3(b):
+        ran.append(b.flows)
+        return {"delivered": 500, "wall_s": ns3_wall[b.flows]}
+
+    monkeypatch.setattr(scaling, "ns3_point", ns3)
+    points = [p for p in scaling.sweeps() if p[0] == "share"][:3]
+    scaling.vs_ns3(points, 3, 10)
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert ran == [1, 1, 1, 10, 10, 10], "three runs of each point up to 10 flows"
+    assert rows[0] == "| share | 1 | 181 | 1,000 | 100 | 1.00× | 500 | 20,000 | 1.00× | **200×** |"
+    assert rows[1] == "| share | 10 | 19 | 1,000 | 120 | 1.20× | 500 | 40,000 | 2.00× | **333×** |"
+    # Over --ns3-max-flows: ccsim alone.
+    assert rows[2] == "| share | 100 | 2.8 | 1,000 | 150 | 1.50× | — | — | — | — |"
