@@ -40,7 +40,7 @@ pub enum Event {
 }
 
 /// Bits of an event's order key: kind, the per-instant shuffle, index.
-const KIND_SHIFT: u32 = 61;
+pub(crate) const KIND_SHIFT: u32 = 61;
 const SHUFFLE_BITS: u32 = 29;
 
 impl Event {
