@@ -86,7 +86,10 @@ impl Event {
 }
 
 mod heap;
+mod ties;
 mod wheel;
+
+pub(crate) use ties::TieSort;
 
 use heap::Heap4;
 use wheel::Wheel;

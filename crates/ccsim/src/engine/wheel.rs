@@ -19,6 +19,8 @@
 //! two keys in it, taking the next bucket in before the run's tick is done, so that the first
 //! events of each tick are known ahead too.
 
+use super::TieSort;
+
 /// Buckets: 2^14.
 const BITS: u32 = 14;
 pub const N: u64 = 1 << BITS;
@@ -62,6 +64,10 @@ pub struct Wheel {
     /// last); the buckets of those ticks are then empty and their bits clear.
     run: Vec<u128>,
     run_hi: u64,
+    /// A large tick of one instant sorted by bucket (`ties.rs`), ascending, before it is
+    /// reversed into `run`; kept for its capacity.
+    sorted: Vec<u128>,
+    ties: TieSort,
     /// Whether to keep `AHEAD` keys in the run where the wheel has them.
     look_ahead: bool,
 }
@@ -94,6 +100,8 @@ impl Wheel {
             len: 0,
             run: Vec::new(),
             run_hi: 0,
+            sorted: Vec::new(),
+            ties: TieSort::default(),
             look_ahead: false,
         }
     }
@@ -260,7 +268,12 @@ impl Wheel {
             self.free = i;
             i = n.next;
         }
-        self.run.sort_unstable_by(|a, b| b.cmp(a));
+        if self.ties.sort(&self.run, &mut self.sorted, |&k| k) {
+            self.run.clear();
+            self.run.extend(self.sorted.iter().rev());
+        } else {
+            self.run.sort_unstable_by(|a, b| b.cmp(a));
+        }
         self.run.extend(kept);
         self.run_hi = self.tick(self.run[0]);
         self.clear_bit(b);

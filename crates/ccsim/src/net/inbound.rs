@@ -17,7 +17,7 @@ use std::collections::BinaryHeap;
 
 use super::link::Transit;
 use super::ring::Ring;
-use crate::engine::{Event, KIND_SHIFT};
+use crate::engine::{Event, TieSort};
 use crate::opt::Opt;
 use crate::time::SimTime;
 
@@ -83,11 +83,11 @@ struct Late(Option<Box<Rare>>);
 struct Rare {
     /// The packets that overtook the run, by key.
     heap: BinaryHeap<Overtaker>,
-    /// A tie group being sorted, with its keys, and the buckets of a large one (`sort_tied`;
-    /// kept for their capacity).
+    /// A tie group being sorted, with its keys, and a large one sorted by bucket
+    /// (`engine/ties.rs`; kept for their capacity).
     sorting: Vec<(u128, Item)>,
     bucketed: Vec<(u128, Item)>,
-    starts: Vec<u32>,
+    ties: TieSort,
 }
 
 /// A packet in `Late`, with its key (unique: a feeder hands on no two packets that reach the
@@ -111,67 +111,6 @@ impl PartialOrd for LateItem {
 }
 
 type Overtaker = Reverse<LateItem>;
-
-/// Tie groups of at least this many packets are sorted by bucket (`Rare::sort_tied`); smaller
-/// ones by `sort_unstable`, which is quicker for them.
-const BUCKETS_FROM: usize = 32;
-
-/// At most 2^`MAX_BUCKET_BITS` buckets: larger groups share them, a few packets a bucket.
-const MAX_BUCKET_BITS: u32 = 10;
-
-/// The bucket, of 2^`bits`, of a key in a tie group: the top bits of its shuffle, which lies
-/// just below the kind in the key's low half (`Event::order`). Keys in order have buckets in
-/// order, and the shuffle, a hash, spreads a group evenly over them.
-#[inline]
-fn tie_bucket(key: u128, bits: u32) -> usize {
-    ((key as u64) >> (KIND_SHIFT - bits)) as usize & ((1 << bits) - 1)
-}
-
-impl Rare {
-    /// Sorts `sorting`, one tie group with its keys, and returns it sorted.
-    ///
-    /// Its keys share their time and kind, and differ in the per-instant shuffle (`Event::order`:
-    /// a hash, evenly spread) and the index below it. A large group (sources sending in step:
-    /// dozens a tick) is sorted in linear time: dealt into buckets by the shuffle's top bits,
-    /// about one packet a bucket, then put in order within them by insertion. The result is the
-    /// same as a comparison sort's: the keys are distinct.
-    fn sort_tied(&mut self) -> &[(u128, Item)] {
-        let n = self.sorting.len();
-        if n < BUCKETS_FROM {
-            self.sorting.sort_unstable_by_key(|&(key, _)| key);
-            return &self.sorting;
-        }
-        let bits = (usize::BITS - (n - 1).leading_zeros()).min(MAX_BUCKET_BITS);
-        let bucket = |key: u128| tie_bucket(key, bits);
-        // Counting sort: `starts[b + 1]` counts bucket b, then becomes where it starts.
-        self.starts.clear();
-        self.starts.resize((1 << bits) + 1, 0);
-        for &(key, _) in &self.sorting {
-            self.starts[bucket(key) + 1] += 1;
-        }
-        for b in 1..self.starts.len() {
-            self.starts[b] += self.starts[b - 1];
-        }
-        self.bucketed.clear();
-        self.bucketed.extend_from_slice(&self.sorting);
-        for &entry in &self.sorting {
-            let at = &mut self.starts[bucket(entry.0)];
-            self.bucketed[*at as usize] = entry;
-            *at += 1;
-        }
-        // Buckets are in order; within one, insertion.
-        for i in 1..n {
-            let entry = self.bucketed[i];
-            let mut j = i;
-            while j > 0 && self.bucketed[j - 1].0 > entry.0 {
-                self.bucketed[j] = self.bucketed[j - 1];
-                j -= 1;
-            }
-            self.bucketed[j] = entry;
-        }
-        &self.bucketed
-    }
-}
 
 impl Late {
     #[inline(always)]
@@ -285,7 +224,12 @@ impl Inbound {
         rare.sorting.clear();
         rare.sorting
             .extend(self.run.from(start).map(|item| (item.key(), *item)));
-        let sorted = rare.sort_tied();
+        let sorted = if rare.ties.sort(&rare.sorting, &mut rare.bucketed, |e| e.0) {
+            &rare.bucketed
+        } else {
+            rare.sorting.sort_unstable_by_key(|&(key, _)| key);
+            &rare.sorting
+        };
         self.run
             .overwrite_from(start, sorted.iter().map(|&(_, item)| item));
     }
@@ -563,24 +507,6 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "{n} tied");
         }
-    }
-
-    #[test]
-    fn tie_buckets_follow_the_keys_and_spread_a_group() {
-        // 100 feeders tied at one instant, in 128 buckets: buckets in key order, and no
-        // bucket with more than a few (an even spread puts 0.78 in each).
-        let mut keys: Vec<u128> = (0..100).map(|f| Event::Arrive(f).key(SimTime(5))).collect();
-        keys.sort_unstable();
-        let buckets: Vec<usize> = keys.iter().map(|&k| tie_bucket(k, 7)).collect();
-        assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "{buckets:?}");
-        let mut fill = [0; 128];
-        for &b in &buckets {
-            fill[b] += 1;
-        }
-        assert!(fill.iter().all(|&c| c <= 5), "{fill:?}");
-        // By hand: the shuffle's top bit is bit 60 of the order; with one bucket bit, that bit.
-        let key = Event::Arrive(3).key(SimTime(5));
-        assert_eq!(tie_bucket(key, 1), ((key as u64) >> 60) as usize & 1);
     }
 
     #[test]
