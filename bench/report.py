@@ -1,10 +1,13 @@
-"""Formatting of benchmark rows, and the saved runs they are compared with."""
+"""Formatting of benchmark rows, the saved runs they are compared with, and the child
+processes that measure them."""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
+import subprocess
+import sys
 from pathlib import Path
 
 COLUMNS = (
@@ -89,3 +92,14 @@ def compare_line(i: str, c: dict, n: dict) -> str:
         f" bottleneck drops {c['drops']:,} vs {n['drops']:,}"
         f" ({_agree(c['drops'], n['drops'])}), Jain {c['jain']:.3f} vs {n['jain']:.3f}"
     )
+
+
+def child_json(script: Path, args: list[str], what: str) -> dict:
+    """Runs ``script --child ARGS`` in a fresh process (each run's peaks its own, and one ns-3
+    simulator a process) and returns the JSON of its last line; exits naming ``what`` if it
+    fails."""
+    cmd = [sys.executable, str(script), "--child", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])

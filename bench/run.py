@@ -37,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from report import compare_line, history_ref, machine, print_table  # noqa: E402
+from report import child_json, compare_line, history_ref, machine, print_table  # noqa: E402
 
 from scenarios import AQM_SCENARIOS, SCENARIOS, ccsim_scenario  # noqa: E402
 
@@ -97,11 +97,8 @@ def child_ccsim(bench_id: str, duration: float) -> dict:
 
 
 def run_child(kind: str, bench_id: str, duration: float) -> dict:
-    cmd = [sys.executable, str(Path(__file__)), "--child", kind, bench_id, str(duration)]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"{kind} run of {bench_id} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    args = [kind, bench_id, str(duration)]
+    return child_json(Path(__file__), args, f"{kind} run of {bench_id}")
 
 
 def median_of(runs: list[dict]) -> dict:

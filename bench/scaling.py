@@ -37,12 +37,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report import child_json  # noqa: E402
 
 from scenarios import SCENARIOS, Bench, ccsim_scenario  # noqa: E402
 
@@ -122,11 +123,7 @@ def shortened(b: Bench) -> Bench:
 
 def ns3_point(b: Bench) -> dict:
     """One ns-3 run of ``b`` in a fresh process (ns-3's simulator is one per process)."""
-    cmd = [sys.executable, str(Path(__file__)), "--child", b.id, str(b.duration_s)]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"ns-3 run of {b.id} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(Path(__file__), [b.id, str(b.duration_s)], f"ns-3 run of {b.id}")
 
 
 def vs_ns3(points: list[tuple[str, str, Bench]], repeat: int, max_flows: int) -> None:

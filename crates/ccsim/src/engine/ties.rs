@@ -14,7 +14,7 @@
 use super::KIND_SHIFT;
 
 /// Groups of at least this many are sorted by bucket; `sort_unstable` is quicker below it.
-pub(crate) const BUCKETS_FROM: usize = 32;
+const BUCKETS_FROM: usize = 32;
 
 /// At most 2^`MAX_BUCKET_BITS` buckets: larger groups share them, a few keys a bucket.
 const MAX_BUCKET_BITS: u32 = 10;
