@@ -42,10 +42,10 @@
 //!
 //! `tests/early_delivery.rs` runs scenarios with and without it and requires the same results.
 
+use crate::config::SeriesName;
 use crate::engine::{time_of, Event};
 use crate::net::link::Fed;
 use crate::packet::{Kind, PktId};
-use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::{OptTime, SimTime};
 

@@ -7,6 +7,7 @@
 pub mod acns;
 mod ahead;
 pub mod app;
+pub mod config;
 pub mod dist;
 mod early;
 pub mod engine;

@@ -1,9 +1,9 @@
 //! Results as columns: one table of flows, one of link directions, and the recorded series.
 
+use crate::config::SeriesName;
 use crate::net::link::LinkStats;
 use crate::net::packet_log::{PacketEvent, PacketRecord};
 use crate::packet::Kind;
-use crate::scenario::schema::SeriesName;
 use crate::sim::{FlowInfo, FlowSlot, Simulation};
 use crate::time::SimTime;
 use crate::trace::Series;

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use crate::ahead::{prefetch_from, End};
 use crate::app::UdpSource;
+use crate::config::SeriesName;
 use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
@@ -19,7 +20,6 @@ use crate::opt::Opt;
 use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::plan::FirstHop;
-use crate::scenario::schema::SeriesName;
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::{OptTime, SimTime};
 use crate::trace::Recorder;

@@ -6,8 +6,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{dumbbell, mean_between, run_deterministic};
 
 const ACNS_QUEUE: &str = r#"{"kind":"acns","limit":100}"#;

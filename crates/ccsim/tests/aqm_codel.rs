@@ -4,8 +4,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{points, reno_through};
 
 /// One Reno flow over 10 Mb/s, 20 ms for 30 s; the sojourn time sampled every 10 ms.

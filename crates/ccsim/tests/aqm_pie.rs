@@ -2,8 +2,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{bulk_flows, dumbbell, phased, points, reno_through};
 
 /// Four Reno flows over 10 Mb/s, 20 ms for 30 s; the sojourn time sampled every 10 ms.

@@ -4,9 +4,9 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::net::link::LinkStats;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{bulk_flows, dumbbell, mean_between, phased};
 
 /// Four Reno flows (Linux defaults: SACK, delayed ACKs, handshake) over a 10 Mb/s, 20 ms

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 
-use ccsim::scenario::schema::SeriesName;
+use ccsim::config::SeriesName;
 
 /// One `cc` flow alone on a 10 Mb/s bottleneck (20 ms, 100 packets) for 20 s, with `trace`.
 fn alone(cc: &str, trace: &str) -> ccsim::results::Results {

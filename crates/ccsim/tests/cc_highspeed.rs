@@ -9,8 +9,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{one_flow, points, run};
 
 /// One bulk flow (`linux` profile unless `tcp` says otherwise) whose slow start ends at

@@ -3,8 +3,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{one_flow, points, run};
 
 /// Bottleneck 10 Mb/s with 20 ms one way: base RTT 2·(20 + 1 + 1) ms + serialisation ≈ 45.5 ms,

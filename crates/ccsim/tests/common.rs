@@ -4,9 +4,9 @@
 // Each test binary includes this module and uses a subset of it.
 #![allow(dead_code)]
 
+use ccsim::config::SeriesName;
 use ccsim::net::link::LinkStats;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use ccsim::time::SimTime;
 use ccsim::trace::Series;
 

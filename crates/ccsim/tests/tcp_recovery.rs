@@ -3,7 +3,7 @@
 
 mod common;
 
-use ccsim::scenario::schema::SeriesName;
+use ccsim::config::SeriesName;
 use common::{one_flow, points, run};
 
 /// Base RTT of `one_flow("10Mbps", 18 ms)` with 1448-byte segments: 2·(18 + 1 + 1) ms of

@@ -5,8 +5,8 @@
 
 mod common;
 
+use ccsim::config::SeriesName;
 use ccsim::results::Results;
-use ccsim::scenario::schema::SeriesName;
 use common::{bulk_flows, dumbbell, mean_between, points, run_deterministic};
 
 /// `pairs` bulk flows with congestion control `cc` (JSON) through `queue` on a dumbbell

@@ -20,10 +20,10 @@ use std::collections::VecDeque;
 
 use super::inbound::Inbound;
 use super::link::{LinkStats, QueueWatch, Transit, Wire};
+use crate::config::SeriesName;
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::queue::{Queue, QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::rng::Rng;
-use crate::scenario::schema::SeriesName;
 use crate::time::SimTime;
 
 /// The packet on the transmitter.

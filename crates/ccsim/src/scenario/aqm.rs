@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::error::ScenarioError;
-use super::schema::Profile;
-use super::units::{Bytes, Duration};
+use crate::config::units::{Bytes, Duration};
+use crate::config::Profile;
 use crate::queue::acns::{self, AcnsParams, Weight};
 use crate::queue::codel::{self, CodelParams};
 use crate::queue::fq_codel::{self, FqCodelParams};

@@ -14,9 +14,10 @@ use std::borrow::Cow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::error::{nested, ScenarioError};
+use super::error::ScenarioError;
 use super::schema::{Flow, TcpFlow, TcpSpec};
-use super::units::{Bytes, Duration};
+use crate::config::de::nested;
+use crate::config::units::{Bytes, Duration};
 use crate::dist::Dist;
 use crate::rng::Rng;
 use crate::time::SimTime;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::error::ScenarioError;
 use super::schema::*;
 use crate::app::{OnOff, UdpSource};
+use crate::config::{Profile, Recovery};
 use crate::dist::Dist;
 use crate::names::{FlowLabels, Naming};
 use crate::net::link::LinkDir;
@@ -16,7 +17,7 @@ use crate::queue::{DropTail, Queue};
 use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::acns::AcnsConfig;
-use crate::tcp::cc::{Cc, CcSpec};
+use crate::tcp::cc::{BuildContext, Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
@@ -132,8 +133,10 @@ fn expand(t: &Topology) -> Result<Net> {
                     name: None,
                     a: None,
                     b: None,
-                    rate: super::units::RateSpec(Rate(d.bottleneck.rate.0 .0.saturating_mul(10))),
-                    delay: super::units::Duration(SimTime::from_millis(1)),
+                    rate: crate::config::units::RateSpec(Rate(
+                        d.bottleneck.rate.0 .0.saturating_mul(10),
+                    )),
+                    delay: crate::config::units::Duration(SimTime::from_millis(1)),
                     queue: None,
                     loss: None,
                     loss_reverse: None,
@@ -323,7 +326,7 @@ fn build_queue(
 }
 
 /// The packet size of a UDP flow at `path` (default 1000 bytes), checked with its DSCP.
-fn udp_packet(path: &str, size: Option<super::units::Bytes>, dscp: u8) -> Result<u32> {
+fn udp_packet(path: &str, size: Option<crate::config::units::Bytes>, dscp: u8) -> Result<u32> {
     let size = size.map(|b| b.0).unwrap_or(1000);
     if size <= crate::app::udp::UDP_HEADER as u64 || size > 65_535 {
         return err(
@@ -376,8 +379,8 @@ fn onoff_dist(path: &str, o: &OnOffFlow) -> Result<Dist> {
 }
 
 pub(super) fn times(
-    start: &Option<super::units::Duration>,
-    stop: &Option<super::units::Duration>,
+    start: &Option<crate::config::units::Duration>,
+    stop: &Option<crate::config::units::Duration>,
     path: &str,
     end: SimTime,
 ) -> Result<(SimTime, Option<SimTime>)> {
@@ -418,7 +421,7 @@ pub(super) fn times(
 }
 
 /// Checks a flow's resolved TCP settings; returns its ACNS settings, built, if it uses ACNS.
-fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<Option<AcnsConfig>> {
+fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>> {
     let acns = match &p.acns {
         Some(a) => Some(
             a.build()
@@ -537,7 +540,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let mut info = Vec::with_capacity(planned.len());
     let mut labels = Vec::new();
     let mut names: HashMap<&str, &str> = HashMap::new();
-    let mut last_cc: Option<(CcSpec, Cc)> = None;
+    let mut last_cc: Option<(CcSpec, BuildContext, Cc)> = None;
     for (i, (path, f)) in planned.iter().enumerate() {
         let (path, f) = (path.as_str(), f.as_ref());
         let name = f.name();
@@ -594,13 +597,17 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let acns = check_tcp(&p, &format!("{path}.tcp"))?;
                 // Flows of one configuration in a row (the usual case) share its built form:
                 // what is fixed in it, CUBIC's parameters, is then held once (`cc/cubic.rs`).
+                let ctx = BuildContext {
+                    profile: sc.defaults,
+                    mss: p.mss,
+                };
                 let cc = match &last_cc {
-                    Some((spec, built)) if *spec == p.cc => built.clone(),
+                    Some((spec, c, built)) if *spec == p.cc && *c == ctx => built.clone(),
                     _ => {
                         let built =
-                            p.cc.build(sc.defaults)
+                            p.cc.build(&ctx)
                                 .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
-                        last_cc = Some((p.cc.clone(), built.clone()));
+                        last_cc = Some((p.cc.clone(), ctx, built.clone()));
                         built
                     }
                 };

@@ -7,7 +7,6 @@ pub mod build;
 pub mod error;
 pub mod profiles;
 pub mod schema;
-pub mod units;
 
 pub use error::ScenarioError;
 pub use schema::Scenario;

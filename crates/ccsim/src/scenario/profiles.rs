@@ -33,49 +33,12 @@
 //! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2; §4–7 and §13.3 for the
 //! congestion-control rows, whose defaults each algorithm's `build(profile)` applies (`tcp/cc/`).
 
-use super::schema::{AckCounting, InitialWindow, Profile, Recovery, RtoFloor, TcpSpec};
-use crate::tcp::cc::{CcSpec, RenoConfig};
+use super::schema::{InitialWindow, TcpSpec};
+use crate::config::{AckCounting, Profile, Recovery, RtoFloor};
+use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
+use crate::tcp::TcpParams;
 use crate::time::SimTime;
-
-/// Fully resolved TCP settings of one connection.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TcpParams {
-    pub cc: CcSpec,
-    pub slow_start: SlowStartSpec,
-    pub recovery: Recovery,
-    pub mss: u32,
-    pub header_bytes: u32,
-    /// Initial window in segments.
-    pub initial_window: u32,
-    pub initial_ssthresh: f64,
-    /// Receiver window in bytes; `u64::MAX` is unlimited.
-    pub rwnd: u64,
-    pub min_rto: SimTime,
-    pub initial_rto: SimTime,
-    pub max_rto: SimTime,
-    pub clock_granularity: SimTime,
-    pub rto_floor: RtoFloor,
-    pub delayed_ack: bool,
-    pub delayed_ack_timeout: SimTime,
-    pub limited_transmit: bool,
-    /// Grow the window only while the flight uses it (Linux `tcp_is_cwnd_limited`).
-    pub cwnd_limited: bool,
-    pub handshake: bool,
-    pub timestamps: bool,
-    pub sack_blocks: u8,
-    pub ack_counting: AckCounting,
-    pub dupthresh: u32,
-    pub dscp: u8,
-    /// The sender asks for ECN (RFC 3168).
-    pub ecn: bool,
-    /// The receiver accepts ECN.
-    pub receiver_ecn: bool,
-    /// ACNS at the sender (Olšovský 2014), if asked for.
-    pub acns: Option<crate::tcp::acns::AcnsSpec>,
-    /// The receiver supports ACNS.
-    pub receiver_acns: bool,
-}
 
 /// RFC 3390: IW = min(4·MSS, max(2·MSS, 4380 bytes)), in whole segments.
 pub fn rfc3390_segments(mss: u32) -> u32 {
@@ -87,7 +50,7 @@ impl Profile {
     pub fn tcp_defaults(self) -> TcpParams {
         match self {
             Profile::Linux => TcpParams {
-                cc: CcSpec::Reno(RenoConfig {}),
+                cc: CcSpec::reno(Box::default()),
                 slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Sack,
                 mss: 1448,
@@ -116,7 +79,7 @@ impl Profile {
                 receiver_acns: true,
             },
             Profile::Ns2 => TcpParams {
-                cc: CcSpec::Reno(RenoConfig {}),
+                cc: CcSpec::reno(Box::default()),
                 slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Newreno,
                 mss: 1000,
@@ -145,7 +108,7 @@ impl Profile {
                 receiver_acns: true,
             },
             Profile::Rfc => TcpParams {
-                cc: CcSpec::Reno(RenoConfig {}),
+                cc: CcSpec::reno(Box::default()),
                 slow_start: SlowStartSpec::Standard(Default::default()),
                 recovery: Recovery::Sack,
                 mss: 1460,
@@ -188,7 +151,7 @@ impl Profile {
     /// Applies the settings a flow gives over this profile's defaults.
     pub fn resolve_tcp(self, spec: &TcpSpec) -> TcpParams {
         let mut p = self.tcp_defaults();
-        let d = |x: &Option<crate::scenario::units::Duration>, def: SimTime| {
+        let d = |x: &Option<crate::config::units::Duration>, def: SimTime| {
             x.map(|v| v.0).unwrap_or(def)
         };
         if let Some(v) = &spec.cc {

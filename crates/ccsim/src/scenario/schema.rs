@@ -9,8 +9,9 @@ use serde::Deserialize;
 
 pub use super::aqm::{AcnsQueueSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
 use super::arrivals::TcpArrivals;
-use super::error::tagged_enum;
-use super::units::{Bytes, Duration, RateSpec};
+use crate::config::de::tagged_enum;
+use crate::config::units::{Bytes, Duration, RateSpec};
+use crate::config::{AckCounting, Profile, Recovery, RtoFloor, SeriesName};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
 
@@ -41,19 +42,6 @@ pub struct Scenario {
     pub flows: Vec<Flow>,
     #[serde(default)]
     pub trace: TraceSpec,
-}
-
-/// Which implementation's defaults fill in unspecified settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Profile {
-    /// Linux-like: MSS 1448 with timestamps, IW 10, RTO floor 200 ms on the variance term, SACK.
-    #[default]
-    Linux,
-    /// ns-2.35 `Agent/TCP` defaults: 1000-byte packets, window_ 20, IW 2, no delayed ACKs.
-    Ns2,
-    /// The RFCs' recommendations: RFC 3390 IW, RFC 6298 RTO (1 s minimum), delayed ACKs.
-    Rfc,
 }
 
 /// The network: a helper shape or an explicit list of nodes and links.
@@ -451,45 +439,6 @@ pub struct TcpSpec {
     pub receiver_acns: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Recovery {
-    /// Fast retransmit, then slow start from one segment (go-back-N).
-    Tahoe,
-    /// RFC 5681 fast recovery; leaves recovery on the first new ACK.
-    Reno,
-    /// RFC 6582: stays in recovery through partial ACKs.
-    Newreno,
-    /// RFC 6675 SACK scoreboard with pipe and NextSeg.
-    Sack,
-}
-
-impl Recovery {
-    /// The name a scenario gives it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::Newreno => "newreno",
-            Recovery::Sack => "sack",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum AckCounting {
-    Segments,
-    Acks,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RtoFloor {
-    Rto,
-    Variance,
-}
-
 /// Initial window: segments, or an RFC's formula.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum InitialWindow {
@@ -545,98 +494,4 @@ pub struct TraceSpec {
     /// every link.
     #[serde(default)]
     pub packets: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SeriesName {
-    /// Congestion window per TCP flow, segments.
-    Cwnd,
-    /// Slow-start threshold per TCP flow, segments.
-    Ssthresh,
-    /// Smoothed RTT per TCP flow, seconds.
-    Srtt,
-    /// Retransmission timeout per TCP flow, seconds.
-    Rto,
-    /// Every RTT sample per TCP flow, seconds.
-    Rtt,
-    /// Delivered (goodput) bits per second per flow, binned.
-    Throughput,
-    /// Queue length in packets per link direction.
-    Queue,
-    /// Queue length in bytes per link direction.
-    QueueBytes,
-    /// Loss-recovery state per TCP flow: 0 open, 1 fast recovery, 2 after a timeout.
-    Recovery,
-    /// The discipline's average queue per link direction, packets (RED's EWMA; recorded only
-    /// for disciplines that keep one).
-    AvgQueue,
-    /// Sojourn time of the last packet to leave the queue per link direction, seconds.
-    Sojourn,
-    /// The congestion control's bandwidth estimate per TCP flow, bits per second (Westwood+'s
-    /// BWE, NDCA's BW; recorded only for algorithms that keep one).
-    BwEstimate,
-    /// The ACNS command in force per TCP flow: 1 normal, 2 freeze, 3 fallback (recorded only
-    /// for connections using ACNS).
-    AcnsCommand,
-    /// 1 while the congestion control's hold is on, else 0, per TCP flow (NDCA's hold near
-    /// saturation, which stops growth above its estimated threshold; recorded only for
-    /// algorithms that have one).
-    CwndHold,
-}
-
-impl SeriesName {
-    pub const ALL: [SeriesName; 14] = [
-        SeriesName::Cwnd,
-        SeriesName::Ssthresh,
-        SeriesName::Srtt,
-        SeriesName::Rto,
-        SeriesName::Rtt,
-        SeriesName::Throughput,
-        SeriesName::Queue,
-        SeriesName::QueueBytes,
-        SeriesName::Recovery,
-        SeriesName::AvgQueue,
-        SeriesName::Sojourn,
-        SeriesName::BwEstimate,
-        SeriesName::AcnsCommand,
-        SeriesName::CwndHold,
-    ];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SeriesName::Cwnd => "cwnd",
-            SeriesName::Ssthresh => "ssthresh",
-            SeriesName::Srtt => "srtt",
-            SeriesName::Rto => "rto",
-            SeriesName::Rtt => "rtt",
-            SeriesName::Throughput => "throughput",
-            SeriesName::Queue => "queue",
-            SeriesName::QueueBytes => "queue_bytes",
-            SeriesName::Recovery => "recovery",
-            SeriesName::AvgQueue => "avg_queue",
-            SeriesName::Sojourn => "sojourn",
-            SeriesName::BwEstimate => "bw_estimate",
-            SeriesName::AcnsCommand => "acns_command",
-            SeriesName::CwndHold => "cwnd_hold",
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Results name a recovery as a scenario does.
-    #[test]
-    fn a_recovery_is_reported_by_the_name_that_selects_it() {
-        for r in [
-            Recovery::Tahoe,
-            Recovery::Reno,
-            Recovery::Newreno,
-            Recovery::Sack,
-        ] {
-            let parsed: Recovery = serde_json::from_str(&format!("\"{}\"", r.name())).unwrap();
-            assert_eq!(parsed, r);
-        }
-    }
 }

@@ -86,7 +86,7 @@ impl<'de> Deserialize<'de> for AcnsSwitch {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::Bool(on) => Ok(AcnsSwitch(on.then(AcnsSpec::default))),
             v @ serde_json::Value::Object(_) => {
-                crate::scenario::error::nested(v).map(|s| AcnsSwitch(Some(s)))
+                crate::config::de::nested(v).map(|s| AcnsSwitch(Some(s)))
             }
             other => Err(D::Error::custom(format!(
                 "invalid acns {other}: expected true, false or a table of ACNS settings"
@@ -267,7 +267,7 @@ impl Sender {
     /// Makes the sender use ACNS with settings `c`, checked with the scenario (`AcnsSpec::build`)
     /// for a connection of parameters `p`: from the start where both ends are configured for it
     /// without a handshake, else once the SYN-ACK agrees.
-    pub fn with_acns(mut self, c: AcnsConfig, p: &crate::scenario::profiles::TcpParams) -> Sender {
+    pub fn with_acns(mut self, c: AcnsConfig, p: &crate::tcp::TcpParams) -> Sender {
         self.acns = Some(Box::new(AcnsSender::new(c)));
         if !p.handshake && p.receiver_acns {
             self.acns_start();
@@ -588,7 +588,7 @@ mod tests {
 
     /// An ACNS sender of `spec` without handshake (Linux defaults, Reno, IW 10).
     fn acns_sender(spec: AcnsSpec) -> Sender {
-        use crate::scenario::schema::Profile;
+        use crate::config::Profile;
         use crate::tcp::cc::{Cc, Reno};
         use crate::tcp::slow_start::SlowStart;
         let mut p = Profile::Linux.tcp_defaults();

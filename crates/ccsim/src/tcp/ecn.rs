@@ -191,8 +191,8 @@ impl EcnEcho {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Profile;
     use crate::packet::{wire_seq, Kind};
-    use crate::scenario::schema::Profile;
     use crate::tcp::cc::{Cc, Reno};
     use crate::tcp::slow_start::SlowStart;
     use crate::tcp::Io;

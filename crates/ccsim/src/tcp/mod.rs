@@ -9,6 +9,7 @@
 pub mod acns;
 pub mod cc;
 pub mod ecn;
+mod params;
 pub mod receiver;
 mod recovery;
 mod rtt;
@@ -17,6 +18,7 @@ pub mod sender;
 pub mod slow_start;
 pub mod timer;
 
+pub use params::TcpParams;
 pub use receiver::{Receiver, ReceiverConfig};
 pub use rtt::RttEstimator;
 pub use sender::Sender;

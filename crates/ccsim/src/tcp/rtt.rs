@@ -6,7 +6,7 @@
 //! Back-off doubles the RTO per expiry (5.5), up to `max_rto`, and collapses when a new
 //! sample is taken.
 
-use crate::scenario::schema::RtoFloor;
+use crate::config::RtoFloor;
 use crate::time::SimTime;
 
 const ALPHA: f64 = 1.0 / 8.0;

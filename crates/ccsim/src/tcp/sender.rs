@@ -14,10 +14,10 @@ use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
 use super::timer::LazyTimer;
 use super::Io;
+use crate::config::{AckCounting, Recovery, SeriesName};
 use crate::opt::Opt;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
-use crate::scenario::profiles::TcpParams;
-use crate::scenario::schema::{AckCounting, Recovery, SeriesName};
+use crate::tcp::TcpParams;
 use crate::time::{OptTime, SimTime};
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one

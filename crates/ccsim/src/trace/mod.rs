@@ -4,7 +4,7 @@
 //! components check it before computing anything. Series sampled "on change" record a point
 //! only when the value differs from the last one recorded for that id.
 
-use crate::scenario::schema::SeriesName;
+use crate::config::SeriesName;
 use crate::time::SimTime;
 
 /// One series in long format.

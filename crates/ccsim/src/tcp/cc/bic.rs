@@ -31,8 +31,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpState};
-use crate::scenario::schema::Profile;
+use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
 
 /// BIC's parameters (the same under every profile).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -69,9 +68,11 @@ impl Default for BicConfig {
     }
 }
 
-impl BicConfig {
+impl CcConfig for BicConfig {
+    type Algorithm = Bic;
+
     /// The algorithm, or the field and message of an invalid parameter.
-    pub fn build(&self, _profile: Profile) -> Result<Bic, ParamError> {
+    fn build(&self, _ctx: &BuildContext) -> Result<Bic, ParamError> {
         let mut p = self.clone();
         p.beta = param::fraction("beta", p.beta)?;
         p.max_increment = param::positive("max_increment", p.max_increment)?;
@@ -200,15 +201,16 @@ impl Bic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
+    use crate::config::Profile;
 
     fn nominal() -> Bic {
         BicConfig {
             delayed_ack_compensation: false,
             ..Default::default()
         }
-        .build(Profile::Linux)
+        .build(&test_ctx(Profile::Linux))
         .unwrap()
     }
 
@@ -284,7 +286,7 @@ mod tests {
             fast_convergence: false,
             ..Default::default()
         }
-        .build(Profile::Linux)
+        .build(&test_ctx(Profile::Linux))
         .unwrap();
         loss(&mut no_fc, 1000.0);
         loss(&mut no_fc, 900.0);
@@ -310,7 +312,7 @@ mod tests {
 
     #[test]
     fn delayed_ack_compensation_uses_linux_fixed_point_ratio() {
-        let mut b = BicConfig::default().build(Profile::Linux).unwrap();
+        let mut b = BicConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         loss(&mut b, 1000.0);
         // Initial estimate 2 segments per ACK (32/16): cnt 50 at cwnd 800 becomes 50·16/32 = 25.
         assert!(close(b.cnt(800.0), 25.0));
@@ -334,7 +336,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_name_their_field() {
-        let bad = |c: BicConfig| c.build(Profile::Linux).unwrap_err().0;
+        let bad = |c: BicConfig| c.build(&test_ctx(Profile::Linux)).unwrap_err().0;
         let d = BicConfig::default;
         assert_eq!(bad(BicConfig { beta: 1.2, ..d() }), "beta");
         assert_eq!(

@@ -57,9 +57,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpState};
-use crate::scenario::schema::Profile;
-use crate::scenario::units::Duration;
+use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
+use crate::config::Profile;
+use crate::config::units::Duration;
 use crate::time::{OptTime, SimTime};
 
 /// Linux CUBIC module version.
@@ -137,9 +137,12 @@ impl Default for CubicConfig {
     }
 }
 
-impl CubicConfig {
+impl CcConfig for CubicConfig {
+    type Algorithm = Cubic;
+
     /// The algorithm with `profile`'s defaults for what the config leaves out.
-    pub fn build(&self, profile: Profile) -> Result<Cubic, ParamError> {
+    fn build(&self, ctx: &BuildContext) -> Result<Cubic, ParamError> {
+        let profile = ctx.profile;
         let version = self.version.unwrap_or(match profile {
             Profile::Ns2 => CubicVersion::V2_1,
             Profile::Linux | Profile::Rfc => CubicVersion::V2_3,
@@ -463,7 +466,7 @@ impl CongestionControl for Cubic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
 
     fn cubic(profile: Profile, hystart: bool) -> Cubic {
@@ -471,7 +474,7 @@ mod tests {
             hystart: Some(hystart),
             ..Default::default()
         }
-        .build(profile)
+        .build(&test_ctx(profile))
         .unwrap()
     }
 
@@ -555,7 +558,7 @@ mod tests {
             hystart: Some(false),
             ..Default::default()
         }
-        .build(Profile::Linux)
+        .build(&test_ctx(Profile::Linux))
         .unwrap();
         loss(&mut no_friend, 10.0, 0);
         let mut st = at(10.0, 10.0, 1000);
@@ -585,7 +588,7 @@ mod tests {
             fast_convergence: false,
             ..Default::default()
         }
-        .build(Profile::Linux)
+        .build(&test_ctx(Profile::Linux))
         .unwrap();
         loss(&mut no_fc, 100.0, 0);
         loss(&mut no_fc, 90.0, 1000);
@@ -612,7 +615,7 @@ mod tests {
 
     #[test]
     fn version_2_1_as_in_ns2() {
-        let mut c = CubicConfig::default().build(Profile::Ns2).unwrap();
+        let mut c = CubicConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
         assert_eq!(c.p.version, CubicVersion::V2_1);
         assert!(c.p.hystart.is_none());
         assert_eq!(c.ssthresh(&at(100.0, 50.0, 0)), 80.0); // β = 0.8
@@ -622,7 +625,7 @@ mod tests {
         c.cong_avoid(&mut st, &test_ack(2.0, None));
         assert!(close(st.cwnd, 50.04, 1e-12), "{}", st.cwnd);
         // Convex growth is capped at 16 segments per 100 ms of d_min.
-        let mut c = CubicConfig::default().build(Profile::Ns2).unwrap();
+        let mut c = CubicConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
         c.pkts_acked(&at(1000.0, 500.0, 0), &rtt_ack(100)); // d_min 100 ms; ratio 32 → 31
         loss(&mut c, 1000.0, 1000); // W_max 1000
         c.update(&at(800.0, 800.0, 10_000), 1.0); // epoch at 10 s: K = cbrt(200/0.4) = 7.937 s
@@ -707,18 +710,18 @@ mod tests {
     #[test]
     fn profile_defaults_and_invalid_values() {
         let d = CubicConfig::default;
-        let linux = d().build(Profile::Linux).unwrap();
+        let linux = d().build(&test_ctx(Profile::Linux)).unwrap();
         assert_eq!((linux.p.beta, linux.p.c), (0.7, 0.4));
         assert!(linux.p.hystart.is_some());
-        assert!(d().build(Profile::Rfc).unwrap().p.hystart.is_none());
+        assert!(d().build(&test_ctx(Profile::Rfc)).unwrap().p.hystart.is_none());
         let v21 = CubicConfig {
             version: Some(CubicVersion::V2_1),
             ..d()
         };
-        let v21 = v21.build(Profile::Linux).unwrap();
+        let v21 = v21.build(&test_ctx(Profile::Linux)).unwrap();
         assert_eq!(v21.p.beta, 0.8);
         assert!(v21.p.hystart.is_none());
-        let err = |c: CubicConfig| c.build(Profile::Linux).unwrap_err().0;
+        let err = |c: CubicConfig| c.build(&test_ctx(Profile::Linux)).unwrap_err().0;
         assert_eq!(
             err(CubicConfig {
                 beta: Some(1.0),

@@ -33,8 +33,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpState};
-use crate::scenario::schema::Profile;
+use super::{slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
+use crate::config::Profile;
 
 /// RFC 3649 Appendix B as Linux `tcp_highspeed.c` holds it (`hstcp_aimd_vals`, spec §4):
 /// `(upper window bound of the row, md = floor(256·b(w)))`; row k has a(w) = k.
@@ -143,9 +143,12 @@ pub struct HighSpeedConfig {
     pub low_p: Option<f64>,
 }
 
-impl HighSpeedConfig {
+impl CcConfig for HighSpeedConfig {
+    type Algorithm = HighSpeed;
+
     /// The algorithm with `profile`'s defaults, or the field and message of an invalid value.
-    pub fn build(&self, profile: Profile) -> Result<HighSpeed, ParamError> {
+    fn build(&self, ctx: &BuildContext) -> Result<HighSpeed, ParamError> {
+        let profile = ctx.profile;
         let mode = self.mode.unwrap_or(match profile {
             Profile::Ns2 => HighSpeedMode::Formula,
             Profile::Linux | Profile::Rfc => HighSpeedMode::Table,
@@ -326,15 +329,15 @@ impl CongestionControl for HighSpeed {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
 
     fn table() -> HighSpeed {
-        HighSpeedConfig::default().build(Profile::Linux).unwrap()
+        HighSpeedConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
     }
 
     fn formula() -> HighSpeed {
-        HighSpeedConfig::default().build(Profile::Ns2).unwrap()
+        HighSpeedConfig::default().build(&test_ctx(Profile::Ns2)).unwrap()
     }
 
     #[test]
@@ -435,7 +438,7 @@ mod tests {
 
     #[test]
     fn formula_parameters_are_checked_and_rejected_in_table_mode() {
-        let err = |c: HighSpeedConfig, p| c.build(p).unwrap_err().0;
+        let err = |c: HighSpeedConfig, p| c.build(&test_ctx(p)).unwrap_err().0;
         assert_eq!(
             err(
                 HighSpeedConfig {
@@ -450,7 +453,7 @@ mod tests {
             mode: Some(HighSpeedMode::Formula),
             ..Default::default()
         };
-        assert!(f().build(Profile::Linux).is_ok());
+        assert!(f().build(&test_ctx(Profile::Linux)).is_ok());
         assert_eq!(
             err(
                 HighSpeedConfig {

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{AckSample, CaState, CongestionControl, TcpState};
-use crate::scenario::units::Duration;
+use super::{ParamError, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
+use crate::config::units::Duration;
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -24,8 +24,10 @@ pub struct HyblaConfig {
     pub rtt0: Option<Duration>,
 }
 
-impl HyblaConfig {
-    pub fn build(&self) -> Result<Hybla, (&'static str, String)> {
+impl CcConfig for HyblaConfig {
+    type Algorithm = Hybla;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Hybla, ParamError> {
         let rtt0 = self.rtt0.map_or(SimTime::from_millis(25), |d| d.0);
         if rtt0 == SimTime::ZERO {
             return Err(("rtt0", "must be a positive duration".into()));
@@ -84,11 +86,12 @@ impl CongestionControl for Hybla {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
+    use crate::config::Profile;
 
     fn hybla() -> Hybla {
-        HyblaConfig::default().build().unwrap()
+        HyblaConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
     }
 
     #[test]

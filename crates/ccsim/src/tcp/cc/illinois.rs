@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{slow_start, AckSample, CaState, CongestionControl, TcpState};
+use super::{ParamError, slow_start, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
 use crate::time::SimTime;
 
 const ALPHA_MIN: f64 = 0.3;
@@ -30,8 +30,10 @@ pub struct IllinoisConfig {
     pub theta: Option<u32>,
 }
 
-impl IllinoisConfig {
-    pub fn build(&self) -> Result<Illinois, (&'static str, String)> {
+impl CcConfig for IllinoisConfig {
+    type Algorithm = Illinois;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Illinois, ParamError> {
         let win_thresh = self.win_thresh.unwrap_or(15.0);
         if !(win_thresh.is_finite() && win_thresh >= 0.0) {
             return Err(("win_thresh", format!("{win_thresh} is not a window ≥ 0")));
@@ -166,11 +168,12 @@ impl CongestionControl for Illinois {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
+    use crate::config::Profile;
 
     fn illinois() -> Illinois {
-        IllinoisConfig::default().build().unwrap()
+        IllinoisConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
     }
 
     #[test]

@@ -10,36 +10,62 @@
 //! and the classic `cong_avoid` is skipped for that ACK. ACNS works with any algorithm, so its
 //! commands are handled by the sender around the algorithm (`tcp/acns.rs`).
 
-pub mod bic;
-pub mod cubic;
-pub mod highspeed;
-pub mod hybla;
-pub mod illinois;
-pub mod ndca;
 mod param;
-pub mod reno;
-pub mod scalable;
-pub mod vegas;
-pub mod westwood;
-pub mod xcp;
+mod registry;
 
-use schemars::JsonSchema;
-
-use crate::scenario::schema::Profile;
+use crate::config::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
-pub use bic::{Bic, BicConfig};
-pub use cubic::{Cubic, CubicConfig};
-pub use highspeed::{HighSpeed, HighSpeedConfig};
-pub use hybla::{Hybla, HyblaConfig};
-pub use illinois::{Illinois, IllinoisConfig};
-pub use ndca::{Ndca, NdcaConfig};
-pub use reno::{Reno, RenoConfig};
-pub use scalable::{Scalable, ScalableConfig};
-pub use vegas::{Vegas, VegasConfig};
-pub use westwood::{Westwood, WestwoodConfig};
-pub use xcp::{Xcp, XcpConfig};
+pub use param::ParamError;
+
+// The registry: one line per algorithm (its module, its type and its configuration's type).
+// `registry.rs` turns the list into the `cc = ...` table of scenarios (`CcSpec`: its schema,
+// its parsing and error messages, `name()` and `build()`) and into the statically dispatched
+// `Cc`. The name in scenarios is the module's.
+registry::algorithms! {
+    /// RFC 5681 AIMD.
+    reno => Reno(RenoConfig),
+    /// Delay-based: holds α–β packets in the bottleneck queue (Brakmo & Peterson 1995).
+    vegas => Vegas(VegasConfig),
+    /// Westwood+: after a loss, the window the bandwidth estimate fills (Mascolo et al.).
+    westwood => Westwood(WestwoodConfig),
+    /// Hybla: RTT-independent growth for long paths (Caini & Firrincieli 2004).
+    hybla => Hybla(HyblaConfig),
+    /// Illinois: delay-scaled AIMD (Liu, Başar & Srikant 2008).
+    illinois => Illinois(IllinoisConfig),
+    /// NDCA-TCP: bandwidth-estimated ssthresh and a hold near saturation (Park et al.).
+    ndca => Ndca(NdcaConfig),
+    /// CUBIC, RFC 9438 in Linux's form, with HyStart (`cubic.rs`).
+    cubic => Cubic(CubicConfig),
+    /// BIC-TCP, Linux `tcp_bic.c` (`bic.rs`).
+    bic => Bic(BicConfig),
+    /// HighSpeed TCP, RFC 3649: Linux's table or ns-2's formula (`highspeed.rs`).
+    highspeed => HighSpeed(HighSpeedConfig),
+    /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
+    scalable => Scalable(ScalableConfig),
+    /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
+    /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
+    xcp => Xcp(XcpConfig),
+}
+
+/// What building an algorithm from its configuration may read: the defaults profile of the
+/// scenario (for parameters whose default differs between Linux, ns-2 and the RFCs) and the
+/// connection's segment size.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BuildContext {
+    pub profile: Profile,
+    pub mss: u32,
+}
+
+/// An algorithm's configuration, as a scenario writes it (`cc = { kind = "name", ... }`): the
+/// factory of the algorithm. Parameters left out take their defaults here, from `ctx`.
+pub trait CcConfig {
+    type Algorithm;
+    /// The algorithm, or the field and message of an invalid parameter (the scenario builder
+    /// prefixes the field with the path of the `cc` table).
+    fn build(&self, ctx: &BuildContext) -> Result<Self::Algorithm, ParamError>;
+}
 
 /// Loss-recovery state of the sender, as Linux's `tcp_ca_state`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -163,154 +189,6 @@ pub trait CongestionControl {
     }
 }
 
-/// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
-/// Each algorithm's parameters are its own typed config, defaults documented at the source.
-/// Configs with several fields are boxed, so that a flow's settings stay small.
-#[derive(Debug, Clone, PartialEq, JsonSchema)]
-#[schemars(tag = "kind")]
-pub enum CcSpec {
-    /// RFC 5681 AIMD.
-    #[schemars(rename = "reno")]
-    Reno(RenoConfig),
-    /// Delay-based: holds α–β packets in the bottleneck queue (Brakmo & Peterson 1995).
-    #[schemars(rename = "vegas")]
-    Vegas(VegasConfig),
-    /// Westwood+: after a loss, the window the bandwidth estimate fills (Mascolo et al.).
-    #[schemars(rename = "westwood")]
-    Westwood(WestwoodConfig),
-    /// Hybla: RTT-independent growth for long paths (Caini & Firrincieli 2004).
-    #[schemars(rename = "hybla")]
-    Hybla(HyblaConfig),
-    /// Illinois: delay-scaled AIMD (Liu, Başar & Srikant 2008).
-    #[schemars(rename = "illinois")]
-    Illinois(IllinoisConfig),
-    /// NDCA-TCP: bandwidth-estimated ssthresh and a hold near saturation (Park et al.).
-    #[schemars(rename = "ndca")]
-    Ndca(NdcaConfig),
-    /// CUBIC, RFC 9438 in Linux's form, with HyStart (`cubic.rs`).
-    #[schemars(rename = "cubic")]
-    Cubic(Box<CubicConfig>),
-    /// BIC-TCP, Linux `tcp_bic.c` (`bic.rs`).
-    #[schemars(rename = "bic")]
-    Bic(Box<BicConfig>),
-    /// HighSpeed TCP, RFC 3649: Linux's table or ns-2's formula (`highspeed.rs`).
-    #[schemars(rename = "highspeed")]
-    HighSpeed(Box<HighSpeedConfig>),
-    /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
-    #[schemars(rename = "scalable")]
-    Scalable(Box<ScalableConfig>),
-    /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
-    /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
-    #[schemars(rename = "xcp")]
-    Xcp(Box<XcpConfig>),
-}
-crate::scenario::error::tagged_enum!(CcSpec, "congestion-control algorithm", shorthand, {
-    "reno" => Reno, "vegas" => Vegas, "westwood" => Westwood, "hybla" => Hybla,
-    "illinois" => Illinois, "ndca" => Ndca, "cubic" => Cubic, "bic" => Bic,
-    "highspeed" => HighSpeed, "scalable" => Scalable, "xcp" => Xcp,
-});
-
-impl CcSpec {
-    /// The algorithm's name as scenarios spell it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcSpec::Reno(_) => "reno",
-            CcSpec::Vegas(_) => "vegas",
-            CcSpec::Westwood(_) => "westwood",
-            CcSpec::Hybla(_) => "hybla",
-            CcSpec::Illinois(_) => "illinois",
-            CcSpec::Ndca(_) => "ndca",
-            CcSpec::Cubic(_) => "cubic",
-            CcSpec::Bic(_) => "bic",
-            CcSpec::HighSpeed(_) => "highspeed",
-            CcSpec::Scalable(_) => "scalable",
-            CcSpec::Xcp(_) => "xcp",
-        }
-    }
-
-    /// The algorithm, with the defaults of `profile` for what the config leaves out, or the
-    /// field and message of an invalid parameter.
-    pub fn build(&self, profile: Profile) -> Result<Cc, (&'static str, String)> {
-        Ok(match self {
-            CcSpec::Reno(_) => Cc::Reno(Reno),
-            CcSpec::Vegas(c) => Cc::Vegas(c.build(profile == Profile::Ns2)?),
-            CcSpec::Westwood(_) => Cc::Westwood(Westwood::new()),
-            CcSpec::Hybla(c) => Cc::Hybla(c.build()?),
-            CcSpec::Illinois(c) => Cc::Illinois(c.build()?),
-            CcSpec::Ndca(c) => Cc::Ndca(c.build()?),
-            CcSpec::Cubic(c) => Cc::Cubic(c.build(profile)?),
-            CcSpec::Bic(c) => Cc::Bic(c.build(profile)?),
-            CcSpec::HighSpeed(c) => Cc::HighSpeed(c.build(profile)?),
-            CcSpec::Scalable(c) => Cc::Scalable(c.build(profile)?),
-            CcSpec::Xcp(c) => Cc::Xcp(c.build()?),
-        })
-    }
-}
-
-/// Every algorithm, dispatched statically.
-#[derive(Clone, Debug)]
-pub enum Cc {
-    Reno(Reno),
-    Vegas(Vegas),
-    Westwood(Westwood),
-    Hybla(Hybla),
-    Illinois(Illinois),
-    Ndca(Ndca),
-    Cubic(Cubic),
-    Bic(Bic),
-    HighSpeed(HighSpeed),
-    Scalable(Scalable),
-    Xcp(Xcp),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Reno($c) => $e,
-            Cc::Vegas($c) => $e,
-            Cc::Westwood($c) => $e,
-            Cc::Hybla($c) => $e,
-            Cc::Illinois($c) => $e,
-            Cc::Ndca($c) => $e,
-            Cc::Cubic($c) => $e,
-            Cc::Bic($c) => $e,
-            Cc::HighSpeed($c) => $e,
-            Cc::Scalable($c) => $e,
-            Cc::Xcp($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for Cc {
-    #[inline]
-    fn ssthresh(&self, st: &TcpState) -> f64 {
-        dispatch!(self, c => c.ssthresh(st))
-    }
-    #[inline]
-    fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
-        dispatch!(self, c => c.cong_avoid(st, ack))
-    }
-    #[inline]
-    fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
-        dispatch!(self, c => c.pkts_acked(st, ack))
-    }
-    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
-        dispatch!(self, c => c.set_state(st, new))
-    }
-    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
-        dispatch!(self, c => c.cwnd_event(st, ev))
-    }
-    fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
-        dispatch!(self, c => c.on_feedback(st, fb))
-    }
-    fn bw_estimate(&self) -> Option<f64> {
-        dispatch!(self, c => c.bw_estimate())
-    }
-    fn holding(&self) -> Option<bool> {
-        dispatch!(self, c => c.holding())
-    }
-}
-
 /// Slow start (Linux `tcp_slow_start`): grow by what the connection's slow-start rule gives
 /// for `acked` segments, but not past ssthresh; returns the part of `acked` left over for
 /// congestion avoidance.
@@ -347,6 +225,11 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
         snd_nxt: cwnd as u64,
         slow_start: SlowStart::Standard,
     }
+}
+
+#[cfg(test)]
+pub(crate) fn test_ctx(profile: Profile) -> BuildContext {
+    BuildContext { profile, mss: 1000 }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{AckSample, CaState, CongestionControl, TcpState};
+use super::{ParamError, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -47,8 +47,10 @@ pub struct NdcaConfig {
     pub hold: Option<bool>,
 }
 
-impl NdcaConfig {
-    pub fn build(&self) -> Result<Ndca, (&'static str, String)> {
+impl CcConfig for NdcaConfig {
+    type Algorithm = Ndca;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Ndca, ParamError> {
         let n = self.n.unwrap_or(10);
         if n == 0 {
             return Err(("n", "must be at least 1".into()));
@@ -225,11 +227,12 @@ impl CongestionControl for Ndca {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
+    use crate::config::Profile;
 
     fn ndca() -> Ndca {
-        NdcaConfig::default().build().unwrap()
+        NdcaConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
     }
 
     fn ack_at(c: &mut Ndca, st: &mut TcpState, ms: f64, segs: f64, rtt_ms: u64) {

@@ -9,12 +9,20 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{cong_avoid_ai, slow_start, AckSample, CongestionControl, TcpState};
+use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, ParamError, TcpState};
 
 /// Reno has no parameters.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenoConfig {}
+
+impl CcConfig for RenoConfig {
+    type Algorithm = Reno;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Reno, ParamError> {
+        Ok(Reno)
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno;

@@ -22,8 +22,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, CongestionControl, TcpState};
-use crate::scenario::schema::Profile;
+use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, TcpState};
+use crate::config::Profile;
 
 /// Scalable TCP's parameters.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -41,9 +41,12 @@ pub struct ScalableConfig {
     pub low_window: Option<f64>,
 }
 
-impl ScalableConfig {
+impl CcConfig for ScalableConfig {
+    type Algorithm = Scalable;
+
     /// The algorithm with `profile`'s defaults, or the field and message of an invalid value.
-    pub fn build(&self, profile: Profile) -> Result<Scalable, ParamError> {
+    fn build(&self, ctx: &BuildContext) -> Result<Scalable, ParamError> {
+        let profile = ctx.profile;
         let ai_cnt = self.ai_cnt.unwrap_or(match profile {
             Profile::Ns2 => 50.0,
             Profile::Linux | Profile::Rfc => 100.0,
@@ -89,11 +92,11 @@ impl CongestionControl for Scalable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
 
     fn linux() -> Scalable {
-        ScalableConfig::default().build(Profile::Linux).unwrap()
+        ScalableConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
     }
 
     #[test]
@@ -125,7 +128,7 @@ mod tests {
     #[test]
     fn ns2_profile_uses_fifty() {
         // Linux 2.6.22 / ns-2.35: AI count 50, counted per ACK (acked = 1 under ns-2 counting)
-        let mut s = ScalableConfig::default().build(Profile::Ns2).unwrap();
+        let mut s = ScalableConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
         let mut st = test_state(200.0, 100.0);
         s.cong_avoid(&mut st, &test_ack(1.0, None));
         assert!((st.cwnd - 200.02).abs() < 1e-12);
@@ -148,7 +151,7 @@ mod tests {
             low_window: Some(16.0),
             ..Default::default()
         }
-        .build(Profile::Linux)
+        .build(&test_ctx(Profile::Linux))
         .unwrap();
         assert_eq!(s.ssthresh(&test_state(16.0, 100.0)), 8.0);
         assert_eq!(s.ssthresh(&test_state(24.0, 100.0)), 21.0); // 24·7/8
@@ -177,7 +180,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters() {
-        let err = |c: ScalableConfig| c.build(Profile::Linux).unwrap_err().0;
+        let err = |c: ScalableConfig| c.build(&test_ctx(Profile::Linux)).unwrap_err().0;
         assert_eq!(
             err(ScalableConfig {
                 b: Some(0.0),

@@ -12,7 +12,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{slow_start, AckSample, CaEvent, CaState, CongestionControl, TcpState};
+use crate::config::Profile;
+use super::{ParamError, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -42,8 +43,11 @@ pub struct VegasConfig {
     pub gamma: Option<f64>,
 }
 
-impl VegasConfig {
-    pub fn build(&self, ns2_profile: bool) -> Result<Vegas, (&'static str, String)> {
+impl CcConfig for VegasConfig {
+    type Algorithm = Vegas;
+
+    fn build(&self, ctx: &BuildContext) -> Result<Vegas, ParamError> {
+        let ns2_profile = ctx.profile == Profile::Ns2;
         let variant = self.variant.unwrap_or(if ns2_profile {
             VegasVariant::Ns2
         } else {
@@ -260,7 +264,7 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state};
+    use super::super::{test_ack, test_state, test_ctx};
     use super::*;
 
     fn vegas(variant: VegasVariant) -> Vegas {
@@ -268,7 +272,7 @@ mod tests {
             variant: Some(variant),
             ..Default::default()
         }
-        .build(false)
+        .build(&test_ctx(Profile::Linux))
         .unwrap()
     }
 
@@ -363,14 +367,14 @@ mod tests {
 
     #[test]
     fn config_defaults_follow_the_variant_and_reject_beta_below_alpha() {
-        let v = VegasConfig::default().build(true).unwrap();
+        let v = VegasConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 3.0, 1.0));
-        let v = VegasConfig::default().build(false).unwrap();
+        let v = VegasConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (2.0, 4.0, 1.0));
         let bad = VegasConfig {
             alpha: Some(5.0),
             ..Default::default()
         };
-        assert_eq!(bad.build(false).unwrap_err().0, "beta");
+        assert_eq!(bad.build(&test_ctx(Profile::Linux)).unwrap_err().0, "beta");
     }
 }

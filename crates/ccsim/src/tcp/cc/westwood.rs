@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{AckSample, CaEvent, CongestionControl, TcpState};
+use super::{AckSample, BuildContext, CaEvent, CcConfig, CongestionControl, ParamError, TcpState};
 use crate::time::SimTime;
 
 /// Linux `TCP_WESTWOOD_RTT_MIN` (HZ/20): the shortest sample window.
@@ -23,6 +23,14 @@ const MIN_WINDOW: SimTime = SimTime::from_millis(50);
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WestwoodConfig {}
+
+impl CcConfig for WestwoodConfig {
+    type Algorithm = Westwood;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Westwood, ParamError> {
+        Ok(Westwood::default())
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Westwood {

@@ -24,7 +24,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{fraction, ParamError};
-use super::{AckSample, CaState, CongestionControl, Feedback, Reno, TcpState};
+use super::{AckSample, BuildContext, CaState, CcConfig, CongestionControl, Feedback, Reno, TcpState};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -42,8 +42,10 @@ pub struct XcpConfig {
     pub low_factor: Option<f64>,
 }
 
-impl XcpConfig {
-    pub fn build(&self) -> Result<Xcp, ParamError> {
+impl CcConfig for XcpConfig {
+    type Algorithm = Xcp;
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Xcp, ParamError> {
         Ok(Xcp {
             adjust: self.window_adjustment.unwrap_or(false),
             high_factor: fraction("high_factor", self.high_factor.unwrap_or(0.02))?,
@@ -103,8 +105,9 @@ impl CongestionControl for Xcp {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_state;
+    use super::super::{test_ctx, test_state};
     use super::*;
+    use crate::config::Profile;
 
     fn fb(feedback: f64, admitted: f64, congested: bool, queue_high: bool) -> Feedback {
         Feedback::Xcp {
@@ -117,7 +120,7 @@ mod tests {
 
     #[test]
     fn feedback_moves_the_window_and_keeps_one_segment() {
-        let mut x = XcpConfig::default().build().unwrap();
+        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         let mut st = test_state(10.0, 5.0);
         assert!(x.on_feedback(&mut st, &fb(0.25, 0.0, false, false)));
         assert_eq!(st.cwnd, 10.25);
@@ -129,7 +132,7 @@ mod tests {
 
     #[test]
     fn unlowered_feedback_leaves_the_window_to_reno() {
-        let mut x = XcpConfig::default().build().unwrap();
+        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         let mut st = test_state(10.0, 5.0);
         assert!(!x.on_feedback(&mut st, &fb(f64::INFINITY, 0.0, false, false)));
         assert_eq!(st.cwnd, 10.0);
@@ -139,7 +142,7 @@ mod tests {
 
     #[test]
     fn fast_recovery_owns_the_window() {
-        let mut x = XcpConfig::default().build().unwrap();
+        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         let mut st = test_state(10.0, 5.0);
         st.ca_state = CaState::Recovery;
         assert!(x.on_feedback(&mut st, &fb(2.0, 0.0, false, false)));
@@ -152,7 +155,7 @@ mod tests {
             window_adjustment: Some(true),
             ..XcpConfig::default()
         }
-        .build()
+        .build(&test_ctx(Profile::Linux))
         .unwrap();
         let mut st = test_state(100.0, 5.0);
         st.srtt = SimTime::from_millis(500);
@@ -176,7 +179,7 @@ mod tests {
 
     #[test]
     fn without_the_option_the_bit_is_ignored() {
-        let mut x = XcpConfig::default().build().unwrap();
+        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
         let mut st = test_state(100.0, 5.0);
         st.srtt = SimTime::from_millis(500);
         x.on_feedback(&mut st, &fb(1.0, 1000.0, true, true));
@@ -189,7 +192,7 @@ mod tests {
             high_factor: Some(1.5),
             ..XcpConfig::default()
         }
-        .build()
+        .build(&test_ctx(Profile::Linux))
         .unwrap_err();
         assert_eq!(e.0, "high_factor");
     }

@@ -84,7 +84,7 @@ pub enum SlowStartSpec {
     #[schemars(rename = "ass4")]
     Ass4(MaxSsthresh),
 }
-crate::scenario::error::tagged_enum!(SlowStartSpec, "slow-start variant", shorthand, {
+crate::config::de::tagged_enum!(SlowStartSpec, "slow-start variant", shorthand, {
     "standard" => Standard, "limited" => Limited, "ass2" => Ass2, "ass3" => Ass3, "ass4" => Ass4,
 });
 

@@ -1,0 +1,16 @@
+//! The vocabulary that scenarios and the simulation share: units, defaults profiles, TCP
+//! options, series names, and the deserialization helpers every configuration type uses.
+//!
+//! Data flows one way: `scenario` parses and builds, the simulation (`engine`, `net`, `queue`,
+//! `tcp`, `sim`, `trace`, `results`) runs. Both import this module; nothing here imports either,
+//! and nothing in the simulation imports `scenario`.
+
+pub mod de;
+mod profile;
+mod series;
+mod tcp;
+pub mod units;
+
+pub use profile::Profile;
+pub use series::SeriesName;
+pub use tcp::{AckCounting, Recovery, RtoFloor};

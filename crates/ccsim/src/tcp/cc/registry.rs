@@ -1,0 +1,93 @@
+//! The macro behind the registry of congestion-control algorithms in `mod.rs`.
+//!
+//! From one line per algorithm, `name => Type(Config)`, it declares the module `name` (the file
+//! `name.rs` beside `mod.rs`) and generates:
+//! - `CcSpec`, the `cc` of a scenario: one variant per algorithm, named as scenarios name it,
+//!   holding its configuration; its JSON Schema, its parsing (a name, or a table with `kind`),
+//!   `name()` and `build()`, which calls the configuration's [`CcConfig::build`](super::CcConfig);
+//! - `Cc`, every algorithm in one enum, dispatched statically (no trait objects on the path of
+//!   every ACK), implementing [`CongestionControl`](super::CongestionControl) by forwarding.
+
+macro_rules! algorithms {
+    ($( $(#[$doc:meta])* $name:ident => $Algo:ident($Config:ident), )*) => {
+        $( pub mod $name; pub use $name::{$Algo, $Config}; )*
+
+        /// `cc` in a scenario: an algorithm's name, or a table `{ kind = "name", <parameters> }`.
+        /// Each algorithm's parameters are its own typed configuration, beside the algorithm,
+        /// with defaults documented there. Configurations are boxed, so that a flow's settings
+        /// stay small whatever an algorithm's parameters.
+        #[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
+        #[schemars(tag = "kind")]
+        #[allow(non_camel_case_types)]
+        pub enum CcSpec {
+            $( $(#[$doc])* $name(Box<$Config>), )*
+        }
+
+        impl<'de> serde::Deserialize<'de> for CcSpec {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let t = $crate::config::de::Tagged::read(
+                    d, "congestion-control algorithm", true, &CcSpec::NAMES)?;
+                $( if t.kind == stringify!($name) { return t.body().map(CcSpec::$name); } )*
+                Err(t.unknown())
+            }
+        }
+
+        impl CcSpec {
+            /// Every algorithm's name, as scenarios spell it, in registry order.
+            pub const NAMES: [&'static str; [$(stringify!($name)),*].len()] =
+                [$(stringify!($name)),*];
+
+            /// The algorithm's name as scenarios spell it.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( CcSpec::$name(_) => stringify!($name), )*
+                }
+            }
+
+            /// The algorithm, with the defaults of `ctx` for what the configuration leaves
+            /// out, or the field and message of an invalid parameter.
+            pub fn build(&self, ctx: &BuildContext) -> Result<Cc, ParamError> {
+                Ok(match self {
+                    $( CcSpec::$name(c) => Cc::$Algo(CcConfig::build(&**c, ctx)?), )*
+                })
+            }
+        }
+
+        /// Every algorithm, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $( $Algo($Algo), )*
+        }
+
+        impl CongestionControl for Cc {
+            #[inline]
+            fn ssthresh(&self, st: &TcpState) -> f64 {
+                match self { $( Cc::$Algo(c) => c.ssthresh(st), )* }
+            }
+            #[inline]
+            fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
+                match self { $( Cc::$Algo(c) => c.cong_avoid(st, ack), )* }
+            }
+            #[inline]
+            fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
+                match self { $( Cc::$Algo(c) => c.pkts_acked(st, ack), )* }
+            }
+            fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+                match self { $( Cc::$Algo(c) => c.set_state(st, new), )* }
+            }
+            fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+                match self { $( Cc::$Algo(c) => c.cwnd_event(st, ev), )* }
+            }
+            fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
+                match self { $( Cc::$Algo(c) => c.on_feedback(st, fb), )* }
+            }
+            fn bw_estimate(&self) -> Option<f64> {
+                match self { $( Cc::$Algo(c) => c.bw_estimate(), )* }
+            }
+            fn holding(&self) -> Option<bool> {
+                match self { $( Cc::$Algo(c) => c.holding(), )* }
+            }
+        }
+    };
+}
+pub(super) use algorithms;
