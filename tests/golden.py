@@ -78,6 +78,30 @@ def digests(result: ccsim.Result, *, series: bool = True) -> dict[str, str]:
     return out
 
 
+def series_names() -> list[str]:
+    """Every series a scenario may record, as the schema lists them."""
+    return [v["const"] for v in ccsim.schema()["$defs"]["SeriesName"]["oneOf"]]
+
+
+# Scenarios too large to record every series on every change in CI record them sampled; those
+# with more than about 100,000 packets record no packets (the trace's tables cost seconds).
+SAMPLED = {"ndca", "ndca-fairness", "bench-c", "bench-cR", "bench-cC", "bench-H", "bench-S"}
+NO_PACKETS = SAMPLED | {"ass-chain", "bench-b", "bench-bR", "bench-bC"}
+
+
+def traced(name: str, d: dict) -> dict:
+    """``d`` recording every series (on every change, sampled for the large ones) and, where
+    small, every packet on every link: what a trace may observe must not change a result."""
+    d = json.loads(json.dumps(d))
+    trace: dict = {"series": series_names()}
+    if name in SAMPLED:
+        trace["interval"] = "50ms"
+    if name not in NO_PACKETS:
+        trace["packets"] = ["*"]
+    d["trace"] = trace
+    return d
+
+
 def run(d: dict, engine: str | None = None) -> ccsim.Result:
     d = json.loads(json.dumps(d))
     if engine is not None:

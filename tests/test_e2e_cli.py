@@ -120,3 +120,18 @@ def test_bad_scenario_exit_status_from_a_subprocess(small):
     )
     assert p.returncode == 2
     assert p.stderr.startswith("error: invalid TOML") and "Traceback" not in p.stderr
+
+
+def test_engine_reference_gives_the_fast_routes_tables(small, tmp_path, capsys):
+    import pandas as pd
+
+    tables = {}
+    for engine in ("fast", "reference"):
+        out = tmp_path / engine
+        assert main(["run", str(small), "-o", str(out), "-q", "--engine", engine]) == 0
+        assert json.loads((out / "scenario.json").read_text())["engine"] == engine
+        tables[engine] = pd.read_parquet(out / "flows.parquet")
+    pd.testing.assert_frame_equal(tables["fast"], tables["reference"])
+    with pytest.raises(SystemExit):
+        main(["run", str(small), "--engine", "slow"])
+    assert "invalid choice: 'slow'" in capsys.readouterr().err

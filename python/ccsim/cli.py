@@ -58,6 +58,8 @@ def _results_dir(name: str) -> Path:
 
 def cmd_run(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)  # option syntax first: cheaper than a bad run
+    if args.engine:
+        overrides["engine"] = args.engine
     result = run(
         _scenario_from(args.file), seed=args.seed, overrides=overrides, progress=not args.quiet
     )
@@ -79,6 +81,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)
+    if args.engine:
+        overrides["engine"] = args.engine
     d = validate(_scenario_from(args.file), seed=args.seed, overrides=overrides)
     # The schema's default name, for a file that gives none.
     print(f"ok: {d.get('name', 'scenario')}")
@@ -100,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def scenario_options(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--seed", type=int, help="replace the scenario's seed")
+        sp.add_argument(
+            "--engine",
+            choices=["fast", "reference"],
+            help="forwarding route: fast (default) or reference, where every packet moves "
+            "by its own events (same results, slower)",
+        )
         sp.add_argument(
             "--set",
             action="append",

@@ -2,6 +2,8 @@
 //! (take their packets from the directions that feed them without an event at the node
 //! between, `net/link.rs`), and how far ahead the run's events reach (the event wheel's span).
 
+use crate::ahead::prefetch_from;
+use crate::config::Engine;
 use crate::net::routing::NO_ROUTE;
 use crate::opt::Opt;
 use crate::sim::{FlowSlot, Simulation, ORIGIN, QUEUE_SERIES};
@@ -19,6 +21,30 @@ pub(crate) struct FirstHop {
 }
 
 impl Simulation {
+    /// Chooses how packets move, in one place (`docs/architecture.md`, "Routes"). The
+    /// reference route moves every packet by its own events through the general path of every
+    /// direction; the fast route takes, where the rules of each allow:
+    /// - the express path of DropTail and RED directions (`net/fifo.rs`), except where queue
+    ///   changes are recorded as they happen, which needs the general path's dequeue steps;
+    /// - cut-through between directions, and early hand-over to endpoints (`set_cut_through`,
+    ///   `plan_delivering`), which traced series limit;
+    /// - prefetching, where the state outgrows the cache (`ahead.rs`; changes no result).
+    ///
+    /// Call once, before the run, with the event queue in place.
+    pub(crate) fn choose_routes(&mut self, engine: Engine) {
+        let fast = engine == Engine::Fast;
+        for l in &mut self.links {
+            if fast && !self.watch_queues {
+                l.use_express();
+            } else {
+                l.use_general();
+            }
+        }
+        self.set_cut_through(fast);
+        self.prefetch_from = if fast { prefetch_from(self) } else { usize::MAX };
+        self.set_prefetching(self.prefetch_from == 0);
+    }
+
     /// Plans cut-through (`net/link.rs`), or with `on` false ends it; call before the run.
     /// A direction is fed if, over the paths of every flow's packets (data and, for TCP,
     /// ACKs), every packet that enters it came over another direction with a propagation delay

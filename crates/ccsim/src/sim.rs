@@ -8,7 +8,8 @@
 
 use std::collections::VecDeque;
 
-use crate::ahead::{prefetch_from, End};
+use crate::ahead::End;
+use crate::config::Engine;
 use crate::app::UdpSource;
 use crate::config::SeriesName;
 use crate::early::Handover;
@@ -106,7 +107,7 @@ pub struct Simulation {
     /// Endpoints' buffer while they handle a packet (`Io::scratch`).
     scratch: Vec<(u64, u64)>,
     /// Queue series are recorded on change: links report every change as it happens.
-    watch_queues: bool,
+    pub(crate) watch_queues: bool,
     /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`; empty
     /// while it is off).
     pub(crate) ends: Vec<End>,
@@ -145,6 +146,7 @@ impl Simulation {
         flows: Vec<FlowSlot>,
         info: Vec<FlowInfo>,
         rec: Recorder,
+        engine: Engine,
     ) -> Simulation {
         let n = flows.len();
         let mut sim = Simulation {
@@ -179,20 +181,12 @@ impl Simulation {
         };
         sim.watch_queues =
             sim.rec.interval.is_none() && QUEUE_SERIES.iter().any(|s| sim.rec.wants(*s));
-        // Queue changes recorded as they happen need the general path's dequeue steps.
-        if !sim.watch_queues {
-            for l in &mut sim.links {
-                l.use_express();
-            }
-        }
         // Packet traces name each packet by its number in the run (`PacketRecord::uid`).
         if sim.links.iter().any(|l| l.packet_log().is_some()) {
             sim.arena.number_packets();
         }
-        sim.set_cut_through(true);
         sim.events = EventQueue::with_horizon(sim.longest_round_trip());
-        sim.prefetch_from = prefetch_from(&sim);
-        sim.set_prefetching(sim.prefetch_from == 0);
+        sim.choose_routes(engine);
         for i in 0..n {
             let start = sim.info[i].start;
             sim.events.schedule(start, Event::Start(i as u32));

@@ -6,11 +6,13 @@
 //! and nothing in the simulation imports `scenario`.
 
 pub mod de;
+mod engine;
 mod profile;
 mod series;
 mod tcp;
 pub mod units;
 
+pub use engine::Engine;
 pub use profile::Profile;
 pub use series::SeriesName;
 pub use tcp::{AckCounting, Recovery, RtoFloor};

@@ -714,5 +714,6 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         flows,
         info,
         rec,
+        sc.engine,
     ))
 }

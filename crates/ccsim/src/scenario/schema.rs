@@ -11,7 +11,7 @@ pub use super::aqm::{AcnsQueueSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, Re
 use super::arrivals::TcpArrivals;
 use crate::config::de::tagged_enum;
 use crate::config::units::{Bytes, Duration, RateSpec};
-use crate::config::{AckCounting, Profile, Recovery, RtoFloor, SeriesName};
+use crate::config::{AckCounting, Engine, Profile, Recovery, RtoFloor, SeriesName};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
 
@@ -37,6 +37,10 @@ pub struct Scenario {
     /// Defaults profile for every setting a flow or queue leaves out.
     #[serde(default)]
     pub defaults: Profile,
+    /// Forwarding route: "fast" (default) or "reference" (every packet by its own events);
+    /// both give the same results.
+    #[serde(default)]
+    pub engine: Engine,
     pub topology: Topology,
     #[serde(default)]
     pub flows: Vec<Flow>,
