@@ -41,7 +41,11 @@ impl Simulation {
             }
         }
         self.set_cut_through(fast);
-        self.prefetch_from = if fast { prefetch_from(self) } else { usize::MAX };
+        self.prefetch_from = if fast {
+            prefetch_from(self)
+        } else {
+            usize::MAX
+        };
         self.set_prefetching(self.prefetch_from == 0);
     }
 

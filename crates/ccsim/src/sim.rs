@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 
 use crate::ahead::End;
-use crate::config::Engine;
 use crate::app::UdpSource;
+use crate::config::Engine;
 use crate::config::SeriesName;
 use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
