@@ -16,3 +16,7 @@ pub use engine::Engine;
 pub use profile::Profile;
 pub use series::SeriesName;
 pub use tcp::{AckCounting, Recovery, RtoFloor};
+
+/// A configuration's invalid parameter: the field's name and what is wrong with it (and what
+/// is accepted). The scenario builder prefixes the field with the path of its table.
+pub type ParamError = (&'static str, String);

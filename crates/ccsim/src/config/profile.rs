@@ -16,3 +16,15 @@ pub enum Profile {
     /// The RFCs' recommendations: RFC 3390 IW, RFC 6298 RTO (1 s minimum), delayed ACKs.
     Rfc,
 }
+
+impl Profile {
+    /// Default queue capacity in packets (DropTail, and the XCP and ACNS routers): Linux's
+    /// `txqueuelen` 1000, ns-2's `limit_ 50` (49 waiting), 100 for the RFCs.
+    pub fn queue_limit(self) -> u32 {
+        match self {
+            Profile::Linux => 1000,
+            Profile::Ns2 => 49,
+            Profile::Rfc => 100,
+        }
+    }
+}

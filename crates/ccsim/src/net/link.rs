@@ -278,7 +278,10 @@ impl LinkDir {
             if matches!(g.queue, Queue::Traced(_)) {
                 return; // named twice, or by "*" too
             }
-            let inner = std::mem::replace(&mut g.queue, Queue::DropTail(DropTail::packets(1)));
+            let inner = std::mem::replace(
+                &mut g.queue,
+                Queue::DropTail(Box::new(DropTail::packets(1))),
+            );
             g.queue = Queue::Traced(Box::new(Traced::new(inner, self.rate, self.delay)));
         }
     }
@@ -314,7 +317,7 @@ impl LinkDir {
             Some(red) => (Queue::Red(Box::new(Red::with_gate(red.gate))), red.rng),
             None => {
                 let (packets, bytes) = f.limits();
-                let q = Queue::DropTail(DropTail::with_limits(packets, bytes));
+                let q = Queue::DropTail(Box::new(DropTail::with_limits(packets, bytes)));
                 // DropTail draws no random numbers: any stream does.
                 (q, Rng::derive(0, "droptail"))
             }
@@ -591,7 +594,7 @@ mod tests {
 
     /// 1 Mb/s and 1000-byte packets: 8 ms on the wire; 10 ms of propagation.
     fn link(loss: LossModel) -> LinkDir {
-        let q = Queue::DropTail(DropTail::packets(10));
+        let q = Queue::DropTail(Box::new(DropTail::packets(10)));
         let (rate, delay) = (Rate(1_000_000), SimTime::from_millis(10));
         LinkDir::new(0, 1, rate, delay, q, loss, 1, "l")
     }

@@ -31,7 +31,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::droptail::DropTail;
-use super::{QueueCtx, QueueDiscipline, Verdict};
+use super::param::{at_least_one, in_range, positive_time};
+use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Verdict};
+use crate::config::units::Duration;
+use crate::config::ParamError;
 use crate::acns::{self, Command};
 use crate::packet::{Kind, PktId};
 use crate::time::SimTime;
@@ -224,6 +227,84 @@ impl QueueDiscipline for Acns {
     }
 }
 
+/// The ACNS router (Olšovský 2014; `queue/acns.rs`): a FIFO that writes per-flow commands
+/// (normal, freeze, fallback) into packets that ask for one, from the flow's age, its priority
+/// (DSCP) and the queue's occupancy. Flows take part with `tcp.acns`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcnsQueueSpec {
+    /// Packets waiting before an arrival is dropped; `A(q)` is the occupancy over it. Default:
+    /// the profile's queue limit.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// "intended" (old, low-priority flows weigh most; default) or "printed" (the paper's
+    /// Eqs. 3–4 as printed).
+    #[serde(default)]
+    pub weight: Option<Weight>,
+    /// Weight from which a flow is told to freeze, th_A1. Default 0.95.
+    #[serde(default)]
+    pub th_a1: Option<f64>,
+    /// Weight from which a flow is told to fall back, th_A2 ≥ th_A1. Default 1.0.
+    #[serde(default)]
+    pub th_a2: Option<f64>,
+    /// Share of priority in the weight, v_p in [0, 1]; v_p + v_a = 1. Default 0.8.
+    #[serde(default)]
+    pub v_p: Option<f64>,
+    /// Share of age in the weight, v_a in [0, 1]. Default 0.2.
+    #[serde(default)]
+    pub v_a: Option<f64>,
+    /// Highest priority, 0–63; higher DSCPs count as it. Default 63.
+    #[serde(default)]
+    pub p_max: Option<u8>,
+    /// A flow not seen for longer is forgotten. Default 2 s.
+    #[serde(default)]
+    pub idle_timeout: Option<Duration>,
+}
+
+
+impl QueueConfig for AcnsQueueSpec {
+    type Discipline = Acns;
+
+    fn build(&self, ctx: &QueueContext) -> Result<Acns, ParamError> {
+        let s = self;
+        let mut p = AcnsParams::new(ctx.profile.queue_limit());
+        p.limit = at_least_one(s.limit, p.limit, "limit", "packet")?;
+        p.weight = s.weight.unwrap_or_default();
+        let th = |v: Option<f64>, def: f64, field: &'static str| match v.unwrap_or(def) {
+            t if t.is_finite() && t > 0.0 => Ok(t),
+            t => Err((field, format!("{t} must be a positive number"))),
+        };
+        p.th_a1 = th(s.th_a1, TH_A1, "th_a1")?;
+        p.th_a2 = th(s.th_a2, TH_A2, "th_a2")?;
+        if p.th_a2 < p.th_a1 {
+            let msg = format!("{} must be at least th_a1 ({})", p.th_a2, p.th_a1);
+            return Err(("th_a2", msg));
+        }
+        // §3.1: "the sum of these factors must be equal to 1"; one given sets the other.
+        let (v_p, v_a) = match (s.v_p, s.v_a) {
+            (None, None) => (V_P, V_A),
+            (Some(v), None) => (v, 1.0 - v),
+            (None, Some(v)) => (1.0 - v, v),
+            (Some(p), Some(a)) => (p, a),
+        };
+        p.v_p = in_range(v_p, false, 0.0, 1.0, "v_p")?;
+        p.v_a = in_range(v_a, false, 0.0, 1.0, "v_a")?;
+        if (p.v_p + p.v_a - 1.0).abs() > 1e-9 {
+            let msg = format!(
+                "v_p + v_a must be 1 (the paper's §3.1), got {} + {}",
+                p.v_p, p.v_a
+            );
+            return Err(("v_a", msg));
+        }
+        p.p_max = s.p_max.unwrap_or(P_MAX);
+        if p.p_max > 63 {
+            return Err(("p_max", format!("{} is outside 0..=63 (DSCP)", p.p_max)));
+        }
+        p.idle_timeout = positive_time(s.idle_timeout, IDLE_TIMEOUT, "idle_timeout")?;
+        Ok(Acns::new(p))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
@@ -389,5 +470,46 @@ mod tests {
             Verdict::Dropped(super::super::Reason::Overflow)
         );
         assert_eq!(q.written, Written::default());
+    }
+
+    #[test]
+    fn acns_checks_name_the_field_and_the_accepted_values() {
+        use crate::config::Profile;
+        use crate::queue::param::error_text;
+        use crate::time::Rate;
+        let ctx = QueueContext {
+            profile: Profile::Linux,
+            rate: Rate(10_000_000),
+            delay: SimTime::from_millis(10),
+        };
+        let build = |json: &str| {
+            let s: AcnsQueueSpec = serde_json::from_str(json).unwrap();
+            s.build(&ctx)
+        };
+        let bad = |json: &str| error_text(build(json));
+        assert_eq!(
+            bad(r#"{"th_a1": 1.2, "th_a2": 1.0}"#),
+            "q.th_a2: 1 must be at least th_a1 (1.2)"
+        );
+        assert_eq!(
+            bad(r#"{"th_a1": 0}"#),
+            "q.th_a1: 0 must be a positive number"
+        );
+        assert_eq!(
+            bad(r#"{"v_p": 0.5, "v_a": 0.6}"#),
+            "q.v_a: v_p + v_a must be 1 (the paper's §3.1), got 0.5 + 0.6"
+        );
+        assert_eq!(bad(r#"{"v_p": 1.5}"#), "q.v_p: 1.5 is outside [0, 1]");
+        assert_eq!(
+            bad(r#"{"p_max": 64}"#),
+            "q.p_max: 64 is outside 0..=63 (DSCP)"
+        );
+        assert_eq!(
+            bad(r#"{"idle_timeout": 0}"#),
+            "q.idle_timeout: must be positive"
+        );
+        assert_eq!(bad(r#"{"limit": 0}"#), "q.limit: must be at least 1 packet");
+        // One factor given sets the other.
+        assert!(build(r#"{"v_a": 0.5, "weight": "printed"}"#).is_ok());
     }
 }

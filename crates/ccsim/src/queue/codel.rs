@@ -18,7 +18,13 @@
 
 use std::collections::VecDeque;
 
-use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::param::{at_least_one, bytes_u32, positive_time};
+use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::config::units::{Bytes, Duration};
+use crate::config::ParamError;
 use crate::packet::{PacketArena, PktId};
 use crate::time::SimTime;
 
@@ -216,6 +222,54 @@ impl QueueDiscipline for Codel {
     }
     fn upcoming(&self) -> Option<PktId> {
         self.fifo.q.front().copied()
+    }
+}
+
+/// CoDel (RFC 8289).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CodelSpec {
+    /// Acceptable standing sojourn time. Default 5 ms (RFC 8289 §4.3).
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// Sliding window over which the sojourn must stay above target. Default 100 ms (§4.2).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Tail-drop limit, packets. Default 1000 (Linux `sch_codel`).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// No drop while at most this many bytes are queued (RFC 8289's maxpacket). Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+    /// Mark ECN-capable packets instead of dropping them. Default false (Linux `sch_codel`).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+}
+
+
+/// CoDel's parameters, shared with FQ-CoDel: defaults for what is left out, zero times refused.
+pub(crate) fn params(
+    target: Option<Duration>,
+    interval: Option<Duration>,
+    mtu: Option<Bytes>,
+    ecn: bool,
+) -> Result<CodelParams, ParamError> {
+    Ok(CodelParams {
+        target: positive_time(target, TARGET, "target")?,
+        interval: positive_time(interval, INTERVAL, "interval")?,
+        mtu: bytes_u32(mtu, MTU),
+        ecn,
+    })
+}
+
+impl QueueConfig for CodelSpec {
+    type Discipline = Codel;
+
+    fn build(&self, _ctx: &QueueContext) -> Result<Codel, ParamError> {
+        let s = self;
+        let p = params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(false))?;
+        let limit = at_least_one(s.limit, LIMIT, "limit", "packet")?;
+        Ok(Codel::new(p, limit))
     }
 }
 

@@ -2,7 +2,12 @@
 
 use std::collections::VecDeque;
 
-use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::config::units::Bytes;
+use crate::config::ParamError;
 use crate::packet::PktId;
 
 /// A FIFO bounded in packets or in bytes (waiting packets only; the one on the wire does not
@@ -80,6 +85,36 @@ impl QueueDiscipline for DropTail {
     }
     fn upcoming(&self) -> Option<PktId> {
         self.fifo.front().copied()
+    }
+}
+
+/// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,
+/// not the one being transmitted (ns-2's `limit_ N` corresponds to `limit = N - 1`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    /// Capacity in packets (give this or `limit_bytes`; default: the profile's limit).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Capacity in bytes.
+    #[serde(default)]
+    pub limit_bytes: Option<Bytes>,
+}
+
+impl QueueConfig for DropTailSpec {
+    type Discipline = DropTail;
+
+    fn build(&self, ctx: &QueueContext) -> Result<DropTail, ParamError> {
+        match (self.limit, self.limit_bytes) {
+            (Some(_), Some(_)) => Err((
+                "limit_bytes",
+                "give either limit (packets) or limit_bytes, not both".into(),
+            )),
+            (Some(0), None) => Err(("limit", "must be at least 1 packet".into())),
+            (Some(n), None) => Ok(DropTail::packets(n)),
+            (None, Some(b)) => Ok(DropTail::bytes(b.0)),
+            (None, None) => Ok(DropTail::packets(ctx.profile.queue_limit())),
+        }
     }
 }
 

@@ -19,7 +19,13 @@
 use std::collections::VecDeque;
 
 use super::codel::{CodelParams, CodelSource, CodelVars};
-use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::param::{at_least_one, bytes_u32};
+use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::config::units::{Bytes, Duration};
+use crate::config::ParamError;
 use crate::packet::{PacketArena, PktId};
 
 /// RFC 8290 §5 / Linux defaults.
@@ -222,6 +228,61 @@ impl QueueDiscipline for FqCodel {
     }
     fn len_bytes(&self) -> u64 {
         self.backlog
+    }
+}
+
+/// FQ-CoDel (RFC 8290), as Linux `sch_fq_codel`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelSpec {
+    /// Number of flow queues (hash buckets), 1–65536. Default 1024.
+    #[serde(default)]
+    pub flows: Option<u32>,
+    /// Bytes a queue may send per round. Default 1514 B.
+    #[serde(default)]
+    pub quantum: Option<Bytes>,
+    /// CoDel target per queue. Default 5 ms.
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// CoDel interval. Default 100 ms.
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Total packets held before the fattest queue is cut. Default 10240.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Total bytes held before the fattest queue is cut. Default 32 MiB.
+    #[serde(default)]
+    pub memory_limit: Option<Bytes>,
+    /// Most packets dropped per overflow. Default 64.
+    #[serde(default)]
+    pub drop_batch: Option<u32>,
+    /// CoDel's "at most one MTU queued" test. Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+    /// Mark ECN-capable packets instead of dropping them. Default true (RFC 8290 §5, Linux).
+    #[serde(default)]
+    pub ecn: Option<bool>,
+}
+
+
+impl QueueConfig for FqCodelSpec {
+    type Discipline = FqCodel;
+
+    fn build(&self, _ctx: &QueueContext) -> Result<FqCodel, ParamError> {
+        let s = self;
+        let flows = s.flows.unwrap_or(FLOWS);
+        if !(1..=65_536).contains(&flows) {
+            return Err(("flows", format!("{flows} is outside 1..=65536")));
+        }
+        let codel = super::codel::params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(true))?;
+        Ok(FqCodel::new(FqCodelParams {
+            flows,
+            quantum: bytes_u32(s.quantum, QUANTUM),
+            codel,
+            limit: at_least_one(s.limit, LIMIT, "limit", "packet")?,
+            memory_limit: s.memory_limit.map(|b| b.0).unwrap_or(MEMORY_LIMIT),
+            drop_batch: at_least_one(s.drop_batch, DROP_BATCH, "drop_batch", "packet")?,
+        }))
     }
 }
 

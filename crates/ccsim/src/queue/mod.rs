@@ -13,27 +13,50 @@
 //! that ECN may carry (RFC 3168 §5); a packet that does not fit the physical queue is always
 //! dropped.
 
-pub mod acns;
-pub mod codel;
-pub mod droptail;
-pub mod fq_codel;
-pub mod pie;
-pub mod red;
+mod param;
+mod registry;
 pub mod traced;
-pub mod xcp;
 
+use crate::config::{ParamError, Profile};
 use crate::packet::{Ecn, PacketArena, PktId};
 use crate::rng::Rng;
-use crate::time::SimTime;
+use crate::time::{Rate, SimTime};
 
-pub use acns::Acns;
-pub use codel::Codel;
-pub use droptail::DropTail;
-pub use fq_codel::FqCodel;
-pub use pie::Pie;
-pub use red::Red;
 pub use traced::Traced;
-pub use xcp::Xcp;
+
+// The registry: one line per discipline (its module, its type and its configuration's type).
+// `registry.rs` turns the list into the `queue = { kind = ... }` table of scenarios
+// (`QueueSpec`: its schema, parsing, `name()` and `build()`) and into the dispatched `Queue`.
+// The name in scenarios is the module's; the schema describes each by its configuration's
+// doc comment.
+registry::disciplines! {
+    droptail => DropTail(DropTailSpec), // first in, first out
+    red => Red(RedSpec),                // RED as ns-2.35 implements it (Floyd & Jacobson 1993)
+    codel => Codel(CodelSpec),          // RFC 8289
+    pie => Pie(PieSpec),                // RFC 8033
+    fq_codel => FqCodel(FqCodelSpec),   // RFC 8290, Linux `sch_fq_codel`
+    xcp => Xcp(XcpSpec),                // the XCP router (Katabi, Handley & Rohrs 2002)
+    acns => Acns(AcnsQueueSpec),        // the ACNS router (Olšovský 2014)
+}
+
+/// What building a discipline from its configuration may read: the scenario's defaults
+/// profile and the link direction it serves.
+#[derive(Copy, Clone, Debug)]
+pub struct QueueContext {
+    pub profile: Profile,
+    /// The direction's rate.
+    pub rate: Rate,
+    /// The direction's one-way propagation delay.
+    pub delay: SimTime,
+}
+
+/// A discipline's configuration, as a scenario writes it (`queue = { kind = "name", ... }`):
+/// the factory of the discipline. Parameters left out take their defaults here, from `ctx`.
+pub trait QueueConfig {
+    type Discipline;
+    /// The discipline, or the field and message of an invalid parameter.
+    fn build(&self, ctx: &QueueContext) -> Result<Self::Discipline, ParamError>;
+}
 
 /// Why a packet was dropped or marked, in ns-2's terms: `Overflow` is the physical queue being
 /// full; `Early` is an unforced AQM decision (RED's random drop, PIE's random drop, CoDel's
@@ -106,63 +129,6 @@ pub trait QueueDiscipline {
     /// (a FIFO's head): a hint for prefetching, never a promise.
     fn upcoming(&self) -> Option<PktId> {
         None
-    }
-}
-
-pub enum Queue {
-    DropTail(DropTail),
-    Red(Box<Red>),
-    Codel(Box<Codel>),
-    Pie(Box<Pie>),
-    FqCodel(Box<FqCodel>),
-    Xcp(Box<Xcp>),
-    Acns(Box<Acns>),
-    /// Any of the others with its packets traced (`traced.rs`).
-    Traced(Box<Traced>),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $e:expr) => {
-        match $self {
-            Queue::DropTail($q) => $e,
-            Queue::Red($q) => $e,
-            Queue::Codel($q) => $e,
-            Queue::Pie($q) => $e,
-            Queue::FqCodel($q) => $e,
-            Queue::Xcp($q) => $e,
-            Queue::Acns($q) => $e,
-            Queue::Traced($q) => $e,
-        }
-    };
-}
-
-impl QueueDiscipline for Queue {
-    // Always: with a traced discipline's pointer to the trait among its uses (`traced.rs`),
-    // left to itself the compiler stopped inlining it into the link's `take` (+1.3 % of
-    // instructions on CoDel's `cC`).
-    #[inline(always)]
-    fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        dispatch!(self, q => q.enqueue(pkt, ctx))
-    }
-    #[inline]
-    fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
-        dispatch!(self, q => q.dequeue(ctx))
-    }
-    fn len_packets(&self) -> u32 {
-        dispatch!(self, q => q.len_packets())
-    }
-    fn len_bytes(&self) -> u64 {
-        dispatch!(self, q => q.len_bytes())
-    }
-    fn avg_queue(&self) -> Option<f64> {
-        dispatch!(self, q => q.avg_queue())
-    }
-    fn acns_written(&self) -> acns::Written {
-        dispatch!(self, q => q.acns_written())
-    }
-    #[inline]
-    fn upcoming(&self) -> Option<PktId> {
-        dispatch!(self, q => q.upcoming())
     }
 }
 

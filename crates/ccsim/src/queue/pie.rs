@@ -26,7 +26,13 @@
 //! only at zero delay.
 
 use super::codel::{CodelSource, Fifo};
-use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::param::{at_least_one, bytes_u32, in_range, positive_time};
+use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
+use crate::config::units::{Bytes, Duration};
+use crate::config::ParamError;
 use crate::packet::PktId;
 use crate::time::SimTime;
 
@@ -272,6 +278,86 @@ impl QueueDiscipline for Pie {
     }
     fn upcoming(&self) -> Option<PktId> {
         self.fifo.q.front().copied()
+    }
+}
+
+/// PIE (RFC 8033).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    /// Target queueing delay (QDELAY_REF). Default 15 ms.
+    #[serde(default)]
+    pub target: Option<Duration>,
+    /// Drop-probability update period (T_UPDATE). Default 15 ms.
+    #[serde(default)]
+    pub tupdate: Option<Duration>,
+    /// Proportional gain, Hz. Default 0.125.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Integral gain, Hz. Default 1.25.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// Burst allowance (MAX_BURST). Default 150 ms.
+    #[serde(default)]
+    pub max_burst: Option<Duration>,
+    /// Tail-drop limit, packets. Default 1000 (Linux `sch_pie`).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Mark ECN-capable packets instead of dropping them while the probability is at most
+    /// `mark_ecnth`. Default false.
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// Default 0.1 (RFC 8033 §5.1).
+    #[serde(default)]
+    pub mark_ecnth: Option<f64>,
+    /// Scale the probability by packet size / mtu. Default false.
+    #[serde(default)]
+    pub bytemode: Option<bool>,
+    /// RFC 8033 §5.4 derandomisation of drops. Default true (Linux).
+    #[serde(default)]
+    pub derandomize: Option<bool>,
+    /// Estimate the delay from the departure rate (RFC 8033 §5.2) instead of per-packet
+    /// timestamps. Default false (Linux).
+    #[serde(default)]
+    pub dq_rate_estimator: Option<bool>,
+    /// Packet size of the two-packet safeguard and byte mode. Default 1500 B.
+    #[serde(default)]
+    pub mtu: Option<Bytes>,
+}
+
+
+impl QueueConfig for PieSpec {
+    type Discipline = Pie;
+
+    fn build(&self, _ctx: &QueueContext) -> Result<Pie, ParamError> {
+        let s = self;
+        let gain = |v: Option<f64>, def: f64, field: &'static str| {
+            let g = v.unwrap_or(def);
+            if !g.is_finite() || g < 0.0 {
+                return Err((field, format!("{g} must be a non-negative number (Hz)")));
+            }
+            Ok(g)
+        };
+        Ok(Pie::new(PieParams {
+            target: positive_time(s.target, TARGET, "target")?,
+            tupdate: positive_time(s.tupdate, TUPDATE, "tupdate")?,
+            alpha: gain(s.alpha, ALPHA, "alpha")?,
+            beta: gain(s.beta, BETA, "beta")?,
+            max_burst: s.max_burst.map(|d| d.0).unwrap_or(MAX_BURST),
+            limit: at_least_one(s.limit, LIMIT, "limit", "packet")?,
+            ecn: s.ecn.unwrap_or(false),
+            mark_ecnth: in_range(
+                s.mark_ecnth.unwrap_or(MARK_ECNTH),
+                false,
+                0.0,
+                1.0,
+                "mark_ecnth",
+            )?,
+            bytemode: s.bytemode.unwrap_or(false),
+            derandomize: s.derandomize.unwrap_or(true),
+            dq_rate_estimator: s.dq_rate_estimator.unwrap_or(false),
+            mtu: bytes_u32(s.mtu, MTU),
+        }))
     }
 }
 

@@ -13,7 +13,7 @@ use crate::names::{FlowLabels, Naming};
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
-use crate::queue::{DropTail, Queue};
+use crate::queue::{DropTailSpec, Queue, QueueConfig, QueueContext, QueueSpec};
 use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::acns::AcnsConfig;
@@ -304,25 +304,18 @@ fn build_queue(
     rate: Rate,
     delay: SimTime,
 ) -> Result<Queue> {
-    match spec {
-        Some(QueueSpec::Red(r)) => super::aqm::red(r, path, profile, rate, delay),
-        Some(QueueSpec::Codel(c)) => super::aqm::codel(c, path),
-        Some(QueueSpec::Pie(p)) => super::aqm::pie(p, path),
-        Some(QueueSpec::FqCodel(f)) => super::aqm::fq_codel(f, path),
-        Some(QueueSpec::Xcp(x)) => super::aqm::xcp(x, path, profile, rate, delay),
-        Some(QueueSpec::Acns(a)) => super::aqm::acns(a, path, profile),
-        None => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
-        Some(QueueSpec::DropTail(d)) => match (d.limit, d.limit_bytes) {
-            (Some(_), Some(_)) => err(
-                format!("{path}.limit_bytes"),
-                "give either limit (packets) or limit_bytes, not both",
-            ),
-            (Some(0), None) => err(format!("{path}.limit"), "must be at least 1 packet"),
-            (Some(n), None) => Ok(Queue::DropTail(DropTail::packets(n))),
-            (None, Some(b)) => Ok(Queue::DropTail(DropTail::bytes(b.0))),
-            (None, None) => Ok(Queue::DropTail(DropTail::packets(profile.queue_limit()))),
-        },
-    }
+    let ctx = QueueContext {
+        profile,
+        rate,
+        delay,
+    };
+    let built = match spec {
+        Some(s) => s.build(&ctx),
+        None => DropTailSpec::default()
+            .build(&ctx)
+            .map(|q| Queue::DropTail(Box::new(q))),
+    };
+    built.or_else(|(field, m)| err(format!("{path}.{field}"), m))
 }
 
 /// The packet size of a UDP flow at `path` (default 1000 bytes), checked with its DSCP.

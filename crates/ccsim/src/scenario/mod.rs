@@ -1,7 +1,6 @@
-//! Scenarios: the schema (serde; queue disciplines in `aqm.rs`), defaults profiles, validation
-//! and building.
+//! Scenarios: the schema (serde; each algorithm's and discipline's own configuration lives
+//! beside it, in `tcp/cc/` and `queue/`), defaults profiles, validation and building.
 
-pub mod aqm;
 pub mod arrivals;
 pub mod build;
 pub mod error;

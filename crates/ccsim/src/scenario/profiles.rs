@@ -139,15 +139,6 @@ impl Profile {
         }
     }
 
-    /// Default DropTail capacity in packets.
-    pub fn queue_limit(self) -> u32 {
-        match self {
-            Profile::Linux => 1000,
-            Profile::Ns2 => 49,
-            Profile::Rfc => 100,
-        }
-    }
-
     /// Applies the settings a flow gives over this profile's defaults.
     pub fn resolve_tcp(self, spec: &TcpSpec) -> TcpParams {
         let mut p = self.tcp_defaults();
@@ -232,52 +223,6 @@ impl Profile {
             p.receiver_acns = v;
         }
         p
-    }
-}
-
-/// RED settings that differ between profiles; the others are ns-2's in every profile
-/// (`queue/red.rs`: max_p 0.1, gentle, wait, mark_p 0.1, and min_th 5 / max_th 3·min_th /
-/// q_weight 0.002 when not automatic).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RedDefaults {
-    pub limit: u32,
-    /// Byte mode (ns-2 `queue_in_bytes_` and `bytes_`).
-    pub bytes: bool,
-    /// ns-2's automatic min_th and q_weight.
-    pub auto: bool,
-    pub mean_pktsize: u32,
-    pub use_mark_p: bool,
-}
-
-impl Profile {
-    /// | RED          | linux           | ns2 (ns-2.35 `ns-default.tcl`)   | rfc             |
-    /// |--------------|-----------------|----------------------------------|-----------------|
-    /// | limit        | 1000 packets    | 50 (`limit_`)                    | 100 packets     |
-    /// | mode         | packets         | bytes (since 2004)               | packets         |
-    /// | auto         | off: 5/15/0.002 | on (`thresh_ 0`, `q_weight_ −1`) | off: 5/15/0.002 |
-    /// | mean_pktsize | 1500 B          | 500 B                            | 1500 B          |
-    /// | use_mark_p   | off             | on (since 2005)                  | off             |
-    ///
-    /// linux and rfc take Floyd's recommended explicit values (min_th 5, max_th 3·min_th,
-    /// w_q 0.002, max_p 0.1, gentle) in packet mode, with the profile's full-sized packet, and
-    /// let every early decision mark (RFC 3168 §5); `tc red` itself has no defaults.
-    pub fn red_defaults(self) -> RedDefaults {
-        match self {
-            Profile::Ns2 => RedDefaults {
-                limit: 50,
-                bytes: true,
-                auto: true,
-                mean_pktsize: 500,
-                use_mark_p: true,
-            },
-            Profile::Linux | Profile::Rfc => RedDefaults {
-                limit: self.queue_limit(),
-                bytes: false,
-                auto: false,
-                mean_pktsize: 1500,
-                use_mark_p: false,
-            },
-        }
     }
 }
 

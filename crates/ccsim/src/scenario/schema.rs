@@ -7,11 +7,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use super::aqm::{AcnsQueueSpec, CodelSpec, FqCodelSpec, PieSpec, RedMode, RedSpec, XcpSpec};
 use super::arrivals::TcpArrivals;
 use crate::config::de::tagged_enum;
 use crate::config::units::{Bytes, Duration, RateSpec};
 use crate::config::{AckCounting, Engine, Profile, Recovery, RtoFloor, SeriesName};
+use crate::queue::QueueSpec;
 use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
 
@@ -140,43 +140,6 @@ pub struct LinkOverride {
     pub loss: Option<LossSpec>,
     #[serde(default)]
     pub loss_reverse: Option<LossSpec>,
-}
-
-/// A queue discipline (the AQMs' parameters are in `aqm.rs`).
-#[derive(Debug, Clone, JsonSchema)]
-#[schemars(tag = "kind")]
-pub enum QueueSpec {
-    #[schemars(rename = "droptail")]
-    DropTail(DropTailSpec),
-    #[schemars(rename = "red")]
-    Red(RedSpec),
-    #[schemars(rename = "codel")]
-    Codel(CodelSpec),
-    #[schemars(rename = "pie")]
-    Pie(PieSpec),
-    #[schemars(rename = "fq_codel")]
-    FqCodel(FqCodelSpec),
-    #[schemars(rename = "xcp")]
-    Xcp(XcpSpec),
-    #[schemars(rename = "acns")]
-    Acns(AcnsQueueSpec),
-}
-tagged_enum!(QueueSpec, "queue kind", {
-    "droptail" => DropTail, "red" => Red, "codel" => Codel, "pie" => Pie, "fq_codel" => FqCodel,
-    "xcp" => Xcp, "acns" => Acns,
-});
-
-/// First-in first-out; an arrival that does not fit is dropped. Limits count packets waiting,
-/// not the one being transmitted (ns-2's `limit_ N` corresponds to `limit = N - 1`).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DropTailSpec {
-    /// Capacity in packets (give this or `limit_bytes`; default: the profile's limit).
-    #[serde(default)]
-    pub limit: Option<u32>,
-    /// Capacity in bytes.
-    #[serde(default)]
-    pub limit_bytes: Option<Bytes>,
 }
 
 /// A random or scripted loss process on one link direction, applied as packets leave the

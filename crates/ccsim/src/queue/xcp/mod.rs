@@ -43,6 +43,10 @@
 //! timers due by then, in time order, with the state as it was at each (nothing changes between
 //! packets). A long idle gap reaches a fixed point within a few intervals, and the rest is skipped.
 
+mod config;
+
+pub use config::XcpSpec;
+
 use super::droptail::DropTail;
 use super::red::Red;
 use super::{QueueCtx, QueueDiscipline, Verdict};

@@ -1,7 +1,7 @@
 //! Checks shared by the algorithms' configs. Each returns the value, or the field and a message
 //! that `CcSpec::build` hands to the scenario builder (which prefixes the path).
 
-pub type ParamError = (&'static str, String);
+pub use crate::config::ParamError;
 
 /// A factor strictly between 0 and 1 (a multiplicative decrease such as β).
 pub(crate) fn fraction(field: &'static str, v: f64) -> Result<f64, ParamError> {

@@ -30,6 +30,10 @@
 
 use std::collections::VecDeque;
 
+mod config;
+
+pub use config::{RedDefaults, RedMode, RedSpec};
+
 use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::packet::PktId;
 use crate::rng::Rng;
