@@ -47,6 +47,7 @@ use crate::engine::{time_of, Event};
 use crate::net::link::Fed;
 use crate::packet::{Kind, PktId};
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
+use crate::tcp::timer::TimerName;
 use crate::time::{OptTime, SimTime};
 
 /// A packet handed to its endpoint early (`deliver_early`), or waiting to be (`deferred`):
@@ -182,9 +183,9 @@ impl Simulation {
     }
 
     /// Takes, in the event queue's order, what flow `i`'s endpoint (its sender if `to_sender`,
-    /// else its receiver) would have taken by its events before event `ev` at `at`: the
-    /// receiver's delayed-ACK timer; the sender's retransmission timer, as often as it
-    /// expires, and the flow's stop. Their own events, still pending, then find the timer
+    /// else its receiver) would have taken by its events before event `ev` at `at`: each of
+    /// its timers (`TimerName::of`), as often as they expire, and, for a sender, the flow's
+    /// stop. Their own events, still pending, then find the timer
     /// stopped or moved (`LazyTimer::fired`) or the flow stopped already.
     #[inline(always)]
     fn catch_up(&mut self, i: usize, to_sender: bool, ev: Event, at: SimTime) {
@@ -196,20 +197,30 @@ impl Simulation {
         }
     }
 
-    /// The endpoint's timer deadline and its flow's stop, if either is not after `at`.
+    /// The endpoint's earliest timer (its name and deadline) and its flow's stop, if either
+    /// is not after `at`.
     #[inline(always)]
-    fn due_by(&self, i: usize, to_sender: bool, at: SimTime) -> Option<(OptTime, OptTime)> {
+    fn due_by(
+        &self,
+        i: usize,
+        to_sender: bool,
+        at: SimTime,
+    ) -> Option<(Option<(TimerName, SimTime)>, OptTime)> {
         let FlowSlot::Tcp(c) = &self.flows[i] else {
             return None;
         };
+        let timer = TimerName::of(to_sender)
+            .iter()
+            .filter_map(|&n| c.timer(n).deadline().map(|t| (n, t)))
+            .min_by_key(|&(n, t)| Event::Timer(n, i as u32).key(t));
         // Only a sender stops (and a receiver's flow info may not be in the cache).
-        let (timer, stop) = if to_sender {
-            (c.sender.rto_timer.deadline(), self.info[i].stop.get())
+        let stop = if to_sender {
+            self.info[i].stop.get()
         } else {
-            (c.receiver.delack_timer.deadline(), None)
+            None
         };
         let due = |t: Option<SimTime>| t.is_some_and(|t| t <= at);
-        (due(timer) || due(stop)).then(|| (OptTime::of(timer), OptTime::of(stop)))
+        (due(timer.map(|(_, t)| t)) || due(stop)).then_some((timer, OptTime::of(stop)))
     }
 
     /// `catch_up` where a timer or the stop is due by `at`: by their events' keys.
@@ -217,15 +228,10 @@ impl Simulation {
     fn catch_up_due(&mut self, i: usize, to_sender: bool, ev: Event, at: SimTime) {
         let mut stopped = false;
         while let Some((timer, stop)) = self.due_by(i, to_sender, at) {
-            let timer_ev = if to_sender {
-                Event::Rto(i as u32)
-            } else {
-                Event::DelAck(i as u32)
-            };
-            let timer = timer.get().map(|t| timer_ev.key(t));
+            let timer_key = timer.map(|(n, t)| (Event::Timer(n, i as u32).key(t), n));
             let stop = stop.get().filter(|_| !stopped);
             let stop_key = stop.map(|t| Event::Stop(i as u32).key(t));
-            let Some(first) = timer.into_iter().chain(stop_key).min() else {
+            let Some(first) = timer_key.map(|(k, _)| k).into_iter().chain(stop_key).min() else {
                 return;
             };
             if first >= ev.key(at) {
@@ -233,13 +239,14 @@ impl Simulation {
             }
             let now = self.now;
             self.now = time_of(first);
-            if Some(first) == stop_key {
-                stopped = true;
-                if let FlowSlot::Tcp(c) = &mut self.flows[i] {
-                    c.sender.stop();
+            match timer_key {
+                Some((k, name)) if k == first => self.expire(i, name),
+                _ => {
+                    stopped = true;
+                    if let FlowSlot::Tcp(c) = &mut self.flows[i] {
+                        c.sender.stop();
+                    }
                 }
-            } else {
-                self.expire(i, to_sender);
             }
             self.now = now;
         }

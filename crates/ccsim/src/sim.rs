@@ -21,6 +21,7 @@ use crate::opt::Opt;
 use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
 use crate::plan::FirstHop;
+use crate::tcp::timer::{LazyTimer, TimerName, Timers};
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::{OptTime, SimTime};
 use crate::trace::Recorder;
@@ -28,6 +29,27 @@ use crate::trace::Recorder;
 pub struct TcpConn {
     pub sender: Sender,
     pub receiver: Receiver,
+}
+
+impl TcpConn {
+    /// The timer called `name`, of whichever endpoint owns it.
+    #[inline]
+    pub(crate) fn timer(&self, name: TimerName) -> &LazyTimer {
+        if name.at_sender() {
+            self.sender.timer(name)
+        } else {
+            self.receiver.timer(name)
+        }
+    }
+
+    #[inline]
+    pub(crate) fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
+        if name.at_sender() {
+            self.sender.timer_mut(name)
+        } else {
+            self.receiver.timer_mut(name)
+        }
+    }
 }
 
 // Inline, not boxed: an event for a flow then finds its state at an address known from the
@@ -284,8 +306,7 @@ impl Simulation {
                     }
                 }
             }
-            Event::Rto(i) => self.on_rto(i as usize),
-            Event::DelAck(i) => self.on_delack(i as usize),
+            Event::Timer(name, i) => self.on_timer(i as usize, name),
             Event::Start(i) => self.on_start(i as usize),
             Event::Stop(i) => {
                 if let FlowSlot::Tcp(c) = &mut self.flows[i as usize] {
@@ -571,7 +592,7 @@ impl Simulation {
         self.arena.free(p);
         // A TCP sender takes ACKs; a receiver, TCP or UDP, takes data.
         self.flush(i, kind == Kind::TcpAck, base);
-        self.arm_timer(i, kind == Kind::TcpAck);
+        self.arm_timers_of(i, kind == Kind::TcpAck);
     }
 
     fn on_start(&mut self, i: usize) {
@@ -602,67 +623,55 @@ impl Simulation {
         self.flush(i, true, base);
     }
 
-    fn on_rto(&mut self, i: usize) {
-        self.on_timer(i, true);
-    }
-
-    fn on_delack(&mut self, i: usize) {
-        self.on_timer(i, false);
-    }
-
-    /// The event of flow `i`'s retransmission timer (`sender`) or delayed-ACK timer at now:
-    /// expires the timer if it is due (a lazy timer's event may come early or be stale), and
-    /// re-arms.
-    fn on_timer(&mut self, i: usize, sender: bool) {
+    /// The event of flow `i`'s timer `name` at now: expires the timer if it is due (a lazy
+    /// timer's event may come early or be stale), and re-arms.
+    fn on_timer(&mut self, i: usize, name: TimerName) {
         let now = self.now;
         let due = match &mut self.flows[i] {
-            FlowSlot::Tcp(c) if sender => c.sender.rto_timer.fired(now),
-            FlowSlot::Tcp(c) => c.receiver.delack_timer.fired(now),
+            FlowSlot::Tcp(c) => c.timer_mut(name).fired(now),
             FlowSlot::Udp(_) => false,
         };
         if due {
-            self.expire(i, sender);
+            self.expire(i, name);
         } else {
-            self.arm_timer(i, sender);
+            self.arm_timers_of(i, name.at_sender());
         }
     }
 
-    /// Expires flow i's retransmission timer (`sender`) or delayed-ACK timer at now: the
-    /// endpoint acts on it, sends what it has to, and the timers are armed again.
-    pub(crate) fn expire(&mut self, i: usize, sender: bool) {
+    /// Expires flow `i`'s timer `name` at now: the endpoint that owns it acts on it, sends
+    /// what it has to, and its timers are armed again.
+    pub(crate) fn expire(&mut self, i: usize, name: TimerName) {
         let base = self.out.len();
+        let sender = name.at_sender();
         self.with_flow(i, |slot, io| {
             if let FlowSlot::Tcp(c) = slot {
                 if sender {
-                    c.sender.on_rto(io);
+                    c.sender.on_timer(name, io);
                 } else {
-                    c.receiver.on_delack_timer(io);
+                    c.receiver.on_timer(name, io);
                 }
             }
         });
         self.flush(i, sender, base);
-        self.arm_timer(i, sender);
+        self.arm_timers_of(i, sender);
     }
 
     /// Schedules the events the connection's lazy timers need.
     fn arm_timers(&mut self, i: usize) {
-        self.arm_timer(i, true);
-        self.arm_timer(i, false);
+        self.arm_timers_of(i, true);
+        self.arm_timers_of(i, false);
     }
 
-    /// Schedules the event flow `i`'s retransmission timer (`sender`) or delayed-ACK timer
-    /// needs. What one endpoint does moves only its own timer, and the other endpoint's state
-    /// is not in the cache (`ahead.rs` fetches only the endpoint a packet reaches).
+    /// Schedules the events flow `i`'s sender's (`sender`) or receiver's timers need. What one
+    /// endpoint does moves only its own timers, and the other endpoint's state is not in the
+    /// cache (`ahead.rs` fetches only the endpoint a packet reaches).
     #[inline]
-    fn arm_timer(&mut self, i: usize, sender: bool) {
+    fn arm_timers_of(&mut self, i: usize, sender: bool) {
         if let FlowSlot::Tcp(c) = &mut self.flows[i] {
-            let (timer, event) = if sender {
-                (&mut c.sender.rto_timer, Event::Rto(i as u32))
-            } else {
-                (&mut c.receiver.delack_timer, Event::DelAck(i as u32))
-            };
-            if let Some(t) = timer.needs_event() {
-                self.events.schedule(t, event);
+            for &name in TimerName::of(sender) {
+                if let Some(t) = c.timer_mut(name).needs_event() {
+                    self.events.schedule(t, Event::Timer(name, i as u32));
+                }
             }
         }
     }

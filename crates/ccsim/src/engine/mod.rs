@@ -13,6 +13,7 @@
 //! ignoring stale events (each component knows which event it is waiting for).
 
 use crate::rng::{mix64, GOLDEN_GAMMA};
+use crate::tcp::timer::TimerName;
 use crate::time::SimTime;
 
 /// Everything that can happen. Indices refer to the simulation's vectors of link directions
@@ -30,18 +31,21 @@ pub enum Event {
     Stop(u32),
     /// A UDP source (CBR or on-off) sends its next packet.
     UdpSend(u32),
-    /// A TCP sender's retransmission timer (lazy: checked against the current deadline).
-    Rto(u32),
-    /// A TCP receiver's delayed-ACK timer.
-    DelAck(u32),
+    /// A TCP endpoint's timer (lazy: checked against its current deadline; `tcp/timer.rs`),
+    /// of flow `u32`. Each named timer orders as a kind of its own, in `TimerName`'s order.
+    Timer(TimerName, u32),
     /// The packet at the head of a link direction's delay line (or the one on its transmitter,
     /// once sent) reaches the far node. Transmit completions need no events (`net/link.rs`).
     Arrive(u32),
 }
 
-/// Bits of an event's order key: kind, the per-instant shuffle, index.
-pub(crate) const KIND_SHIFT: u32 = 61;
-const SHUFFLE_BITS: u32 = 29;
+/// Bits of an event's order key: kind (5 bits: room for 26 named timers beside the six other
+/// kinds), the per-instant shuffle (27 bits), index (32 bits).
+pub(crate) const KIND_SHIFT: u32 = 59;
+const SHUFFLE_BITS: u32 = 27;
+/// The kind of the first named timer (`Event::Timer`), and of an arrival: last at an instant.
+const TIMER_KIND: u64 = 5;
+const ARRIVE_KIND: u64 = 31;
 
 impl Event {
     /// The event's key in the queue at `time`: the time, then `order`.
@@ -51,8 +55,9 @@ impl Event {
     }
 
     /// The low half of the event's queue key at `time`, whose order is the order of events at
-    /// one instant: kind in the top 3 bits (in declaration order), then a 29-bit hash of the
-    /// time and the index (a splitmix64 finaliser), then the index. Decoded by `from_order`.
+    /// one instant: kind in the top 5 bits (in declaration order, each named timer a kind of
+    /// its own), then a 27-bit hash of the time and the index (a splitmix64 finaliser), then
+    /// the index. Decoded by `from_order`.
     #[inline]
     pub fn order(self, time: SimTime) -> u64 {
         let (kind, i) = match self {
@@ -61,9 +66,8 @@ impl Event {
             Event::Start(i) => (2, i),
             Event::Stop(i) => (3, i),
             Event::UdpSend(i) => (4, i),
-            Event::Rto(i) => (5, i),
-            Event::DelAck(i) => (6, i),
-            Event::Arrive(i) => (7, i),
+            Event::Timer(name, i) => (TIMER_KIND + name.index() as u64, i),
+            Event::Arrive(i) => (ARRIVE_KIND, i),
         };
         let shuffle = mix64(time.0 ^ (i as u64).wrapping_mul(GOLDEN_GAMMA)) >> (64 - SHUFFLE_BITS);
         (kind << KIND_SHIFT) | (shuffle << 32) | i as u64
@@ -78,9 +82,8 @@ impl Event {
             2 => Event::Start(i),
             3 => Event::Stop(i),
             4 => Event::UdpSend(i),
-            5 => Event::Rto(i),
-            6 => Event::DelAck(i),
-            _ => Event::Arrive(i),
+            ARRIVE_KIND => Event::Arrive(i),
+            k => Event::Timer(TimerName::ALL[(k - TIMER_KIND) as usize], i),
         }
     }
 }
@@ -206,17 +209,17 @@ mod tests {
     fn earliest_first_and_ties_by_kind_whatever_the_scheduling_order() {
         let mut q = EventQueue::default();
         q.schedule(SimTime(5), Event::Arrive(1));
-        q.schedule(SimTime(3), Event::Rto(9));
-        q.schedule(SimTime(5), Event::Rto(3));
+        q.schedule(SimTime(3), Event::Timer(TimerName::Rto, 9));
+        q.schedule(SimTime(5), Event::Timer(TimerName::Rto, 3));
         q.schedule(SimTime(5), Event::Sample);
         q.schedule(SimTime(5), Event::Arrive(0));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX))).collect();
         assert_eq!(
             order[..3],
             [
-                (SimTime(3), Event::Rto(9)),
+                (SimTime(3), Event::Timer(TimerName::Rto, 9)),
                 (SimTime(5), Event::Sample),
-                (SimTime(5), Event::Rto(3)),
+                (SimTime(5), Event::Timer(TimerName::Rto, 3)),
             ]
         );
         let mut last: Vec<_> = order[3..].to_vec();
@@ -239,8 +242,8 @@ mod tests {
             Event::Start(7),
             Event::Stop(7),
             Event::UdpSend(7),
-            Event::Rto(7),
-            Event::DelAck(7),
+            Event::Timer(TimerName::Rto, 7),
+            Event::Timer(TimerName::DelAck, 7),
             Event::Arrive(7),
         ];
         for t in [SimTime::ZERO, SimTime(123_456_789)] {
@@ -249,7 +252,7 @@ mod tests {
             }
             for e in all
                 .into_iter()
-                .chain([Event::Arrive(u32::MAX), Event::Rto(0)])
+                .chain([Event::Arrive(u32::MAX), Event::Timer(TimerName::Rto, 0)])
             {
                 assert_eq!(Event::from_order(e.order(t)), e);
             }
@@ -281,14 +284,17 @@ mod tests {
     fn any_horizon_makes_a_working_queue() {
         for h in [0, 1, u64::MAX / 2, u64::MAX] {
             let mut q = EventQueue::with_horizon(SimTime(h));
-            q.schedule(SimTime(u64::MAX - 1), Event::Rto(1));
-            q.schedule(SimTime(3), Event::Rto(2));
+            q.schedule(SimTime(u64::MAX - 1), Event::Timer(TimerName::Rto, 1));
+            q.schedule(SimTime(3), Event::Timer(TimerName::Rto, 2));
             assert_eq!(
                 q.pop_until(SimTime(u64::MAX)),
-                Some((SimTime(3), Event::Rto(2)))
+                Some((SimTime(3), Event::Timer(TimerName::Rto, 2)))
             );
             let last = q.pop_until(SimTime(u64::MAX));
-            assert_eq!(last, Some((SimTime(u64::MAX - 1), Event::Rto(1))));
+            assert_eq!(
+                last,
+                Some((SimTime(u64::MAX - 1), Event::Timer(TimerName::Rto, 1)))
+            );
         }
     }
 
@@ -299,7 +305,7 @@ mod tests {
         let n = wheel::N;
         let mut q = EventQueue::with_horizon(SimTime(n));
         for t in [n, n - 1, 5000, 0, 2 * n + 7] {
-            q.schedule(SimTime(t), Event::Rto(t as u32));
+            q.schedule(SimTime(t), Event::Timer(TimerName::Rto, t as u32));
         }
         let order: Vec<u64> = std::iter::from_fn(|| q.pop_until(SimTime(u64::MAX)))
             .map(|(t, _)| t.as_nanos())

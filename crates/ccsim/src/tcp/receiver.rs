@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::ecn::EcnEcho;
-use super::timer::LazyTimer;
+use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::opt::Opt;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
@@ -33,7 +33,7 @@ pub struct Receiver {
     rare: Option<Box<Rare>>,
     unacked: u32,
     ts_recent: SimTime,
-    pub delack_timer: LazyTimer,
+    delack_timer: LazyTimer,
     /// Flow size in bytes, if finite.
     size: Opt<u64>,
     completed_at: OptTime,
@@ -159,7 +159,7 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer fired.
-    pub fn on_delack_timer(&mut self, io: &mut Io) {
+    fn on_delack_timer(&mut self, io: &mut Io) {
         if self.unacked > 0 {
             self.send_ack(io, flags::ACK);
         }
@@ -265,6 +265,29 @@ impl Receiver {
     fn attach_xcp(r: &mut Rare, io: &mut Io) {
         if let (Some(p), Some(x)) = (io.out.last_mut(), r.xcp.take()) {
             p.xcp = Some(Box::new(x));
+        }
+    }
+}
+
+impl Timers for Receiver {
+    #[inline]
+    fn timer(&self, name: TimerName) -> &LazyTimer {
+        match name {
+            TimerName::DelAck => &self.delack_timer,
+            TimerName::Rto => unreachable!("the sender owns {name:?}"),
+        }
+    }
+    #[inline]
+    fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
+        match name {
+            TimerName::DelAck => &mut self.delack_timer,
+            TimerName::Rto => unreachable!("the sender owns {name:?}"),
+        }
+    }
+    fn on_timer(&mut self, name: TimerName, io: &mut Io) {
+        match name {
+            TimerName::DelAck => self.on_delack_timer(io),
+            TimerName::Rto => unreachable!("the sender owns {name:?}"),
         }
     }
 }

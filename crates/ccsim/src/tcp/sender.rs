@@ -12,7 +12,7 @@ use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, Tc
 use super::ecn::{self, EcnSender};
 use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
-use super::timer::LazyTimer;
+use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::config::{AckCounting, Recovery, SeriesName};
 use crate::opt::Opt;
@@ -145,7 +145,7 @@ pub struct Sender {
     pub(super) partial_seen: bool,
     pub(super) high_rxt: u64,
     pub(super) rescue_rxt: Opt<u64>,
-    pub rto_timer: LazyTimer,
+    pub(super) rto_timer: LazyTimer,
     /// Largest flight since SND.UNA passed `max_flight_mark` (Linux `max_packets_out` and
     /// `max_packets_seq`): whether the window was in use this round.
     max_flight: u64,
@@ -606,7 +606,7 @@ impl Sender {
     }
 
     /// The retransmission timer fired.
-    pub fn on_rto(&mut self, io: &mut Io) {
+    fn on_rto(&mut self, io: &mut Io) {
         self.st.now = io.now;
         if !self.established {
             self.rtt.back_off();
@@ -692,6 +692,29 @@ impl Sender {
             CaState::Open | CaState::Cwr => 0.0,
             CaState::Recovery => 1.0,
             CaState::Loss => 2.0,
+        }
+    }
+}
+
+impl Timers for Sender {
+    #[inline]
+    fn timer(&self, name: TimerName) -> &LazyTimer {
+        match name {
+            TimerName::Rto => &self.rto_timer,
+            TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
+        }
+    }
+    #[inline]
+    fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
+        match name {
+            TimerName::Rto => &mut self.rto_timer,
+            TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
+        }
+    }
+    fn on_timer(&mut self, name: TimerName, io: &mut Io) {
+        match name {
+            TimerName::Rto => self.on_rto(io),
+            TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
         }
     }
 }

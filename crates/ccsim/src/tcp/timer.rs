@@ -1,9 +1,70 @@
-//! A lazily kept timer: the owner only moves its deadline (`set_deadline`); the simulation
-//! keeps at most one pending event for it, no later than the deadline, and re-arms when an
-//! event fires early. Moving a deadline later therefore costs nothing, and stale events are
-//! recognised by time.
+//! Timers as a mechanism: an endpoint owns named timers (`TimerName`), each a lazily kept
+//! `LazyTimer`, reached through the `Timers` trait; the simulation schedules, fires and re-arms
+//! them by name (`sim.rs`), and early hand-over catches up with them by name (`early.rs`).
+//!
+//! A lazy timer: the owner only moves its deadline (`set_deadline`); the simulation keeps at
+//! most one pending event for it, no later than the deadline, and re-arms when an event fires
+//! early. Moving a deadline later therefore costs nothing, and stale events are recognised by
+//! time.
+//!
+//! Adding a timer (pacing, a tail-loss probe, RACK's reordering window, …): a name here, in
+//! the order its events should run at an instant among the other timers'; its `LazyTimer` in
+//! the endpoint that owns it, returned by that endpoint's `timer`/`timer_mut`; and what the
+//! endpoint does when it expires, in its `on_timer`. The event key has room for 26 names.
 
+use super::Io;
 use crate::time::{OptTime, SimTime};
+
+/// A timer a TCP endpoint owns. Each is an event kind of its own (`engine::Event::Timer`): at
+/// one instant timers run in this order, after flows start, stop and send UDP, and before
+/// packets arrive.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TimerName {
+    /// The sender's retransmission timer (RFC 6298).
+    Rto,
+    /// The receiver's delayed-ACK timer (RFC 1122 4.2.3.2, RFC 5681 §4.2).
+    DelAck,
+}
+
+impl TimerName {
+    /// Every name, in event order (`index` is the position here).
+    pub const ALL: [TimerName; 2] = [TimerName::Rto, TimerName::DelAck];
+    /// The sender's timers.
+    pub const SENDER: [TimerName; 1] = [TimerName::Rto];
+    /// The receiver's timers.
+    pub const RECEIVER: [TimerName; 1] = [TimerName::DelAck];
+
+    /// The timers of the sender (`sender`) or of the receiver.
+    #[inline]
+    pub fn of(sender: bool) -> &'static [TimerName] {
+        if sender {
+            &Self::SENDER
+        } else {
+            &Self::RECEIVER
+        }
+    }
+
+    /// Whether the sender owns it (else the receiver).
+    #[inline]
+    pub fn at_sender(self) -> bool {
+        Self::SENDER.contains(&self)
+    }
+
+    /// Its position in `ALL`.
+    #[inline]
+    pub const fn index(self) -> u8 {
+        self as u8
+    }
+}
+
+/// An endpoint's named timers.
+pub trait Timers {
+    /// The timer called `name`; only names the endpoint owns (`TimerName::of`).
+    fn timer(&self, name: TimerName) -> &LazyTimer;
+    fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer;
+    /// The timer called `name` expired at `io.now`.
+    fn on_timer(&mut self, name: TimerName, io: &mut Io);
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LazyTimer {
@@ -50,6 +111,19 @@ impl LazyTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_in_order_and_each_has_one_owner() {
+        for (i, n) in TimerName::ALL.iter().enumerate() {
+            assert_eq!(n.index() as usize, i);
+            let owners = [
+                TimerName::SENDER.contains(n),
+                TimerName::RECEIVER.contains(n),
+            ];
+            assert_eq!(owners.iter().filter(|&&o| o).count(), 1, "{n:?}");
+            assert!(TimerName::of(n.at_sender()).contains(n));
+        }
+    }
 
     #[test]
     fn one_event_per_deadline_and_stale_events_ignored() {
