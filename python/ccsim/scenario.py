@@ -25,6 +25,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 __all__ = [
+    "Acns",
     "Bernoulli",
     "CbrFlow",
     "Chain",
@@ -458,6 +459,8 @@ class Scenario(_Builder):
     seed: int = 1
     defaults: str = "linux"
     trace: Trace | dict | None = None
+    # "fast" (the default when left out) or "reference": every packet by its own events
+    engine: str | None = None
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:

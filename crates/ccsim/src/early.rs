@@ -42,7 +42,7 @@
 //!
 //! `tests/early_delivery.rs` runs scenarios with and without it and requires the same results.
 
-use crate::config::SeriesName;
+use crate::config::SeriesSource;
 use crate::engine::{time_of, Event};
 use crate::net::link::Fed;
 use crate::packet::{Kind, PktId};
@@ -75,8 +75,8 @@ impl Simulation {
     /// meets the module notes' conditions as a TCP receiver does. Its source, driven by its
     /// own events, takes no packets early (its host counts as taken).
     pub(crate) fn plan_delivering(&mut self) {
-        let receivers = !self.rec.wants(SeriesName::Throughput);
-        let senders = !SENDER_SERIES.iter().any(|s| self.rec.wants(*s));
+        let receivers = !self.rec.wants_any(SeriesSource::Receiver);
+        let senders = !self.rec.wants_any(SeriesSource::Sender);
         let nodes = self.routes.nodes();
         // Per host: its one endpoint (flow, and the node at the flow's other end), `NONE`, or
         // `MANY` where more than one (or one that may not deliver) is there.
@@ -252,16 +252,3 @@ impl Simulation {
         }
     }
 }
-
-/// The series that read a TCP sender's state as the run goes.
-const SENDER_SERIES: [SeriesName; 9] = [
-    SeriesName::Cwnd,
-    SeriesName::Ssthresh,
-    SeriesName::Srtt,
-    SeriesName::Rto,
-    SeriesName::Rtt,
-    SeriesName::Recovery,
-    SeriesName::BwEstimate,
-    SeriesName::AcnsCommand,
-    SeriesName::CwndHold,
-];

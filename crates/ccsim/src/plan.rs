@@ -3,10 +3,10 @@
 //! between, `net/link.rs`), and how far ahead the run's events reach (the event wheel's span).
 
 use crate::ahead::prefetch_from;
-use crate::config::Engine;
+use crate::config::{Engine, SeriesSource};
 use crate::net::routing::NO_ROUTE;
 use crate::opt::Opt;
-use crate::sim::{FlowSlot, Simulation, ORIGIN, QUEUE_SERIES};
+use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::SimTime;
 
 /// Where one end of a flow sends (`Simulation::first_hop`): the first direction of its path,
@@ -95,8 +95,7 @@ impl Simulation {
         // A fed direction with one feeder takes its packets straight onto its line, unless
         // queues are sampled: a sample reads a line before packets offered ahead reach it
         // (`LinkDir::hand_in`).
-        let sampled =
-            self.rec.interval.is_some() && QUEUE_SERIES.iter().any(|s| self.rec.wants(*s));
+        let sampled = self.rec.interval.is_some() && self.rec.wants_any(SeriesSource::Queue);
         if !sampled {
             for group in edges.chunk_by(|a, b| a.0 == b.0) {
                 let d = &mut self.links[group[0].0 as usize];

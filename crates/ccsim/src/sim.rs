@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use crate::ahead::End;
 use crate::app::UdpSource;
 use crate::config::Engine;
-use crate::config::SeriesName;
+use crate::config::{SeriesName, SeriesSource};
 use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
 use crate::names::Naming;
@@ -142,14 +142,6 @@ pub struct Simulation {
 /// `previous` of a flow's first hop in `walk_paths`: the packet starts at that node.
 pub(crate) const ORIGIN: u32 = u32::MAX;
 
-/// The series that read link directions' queues.
-pub(crate) const QUEUE_SERIES: [SeriesName; 4] = [
-    SeriesName::Queue,
-    SeriesName::QueueBytes,
-    SeriesName::AvgQueue,
-    SeriesName::Sojourn,
-];
-
 /// Where link direction `l` reports queue changes, if queue series are recorded on change
 /// (`on`); a free function so that it borrows only the recorder.
 fn watch(on: bool, rec: &mut Recorder, l: u32) -> Option<QueueWatch<'_>> {
@@ -201,8 +193,7 @@ impl Simulation {
             prefetching: false,
             prefetch_from: usize::MAX,
         };
-        sim.watch_queues =
-            sim.rec.interval.is_none() && QUEUE_SERIES.iter().any(|s| sim.rec.wants(*s));
+        sim.watch_queues = sim.rec.interval.is_none() && sim.rec.wants_any(SeriesSource::Queue);
         // Packet traces name each packet by its number in the run (`PacketRecord::uid`).
         if sim.links.iter().any(|l| l.packet_log().is_some()) {
             sim.arena.number_packets();

@@ -14,7 +14,7 @@ pub mod units;
 
 pub use engine::Engine;
 pub use profile::Profile;
-pub use series::SeriesName;
+pub use series::{SeriesName, SeriesSource};
 pub use tcp::{AckCounting, Recovery, RtoFloor};
 
 /// A configuration's invalid parameter: the field's name and what is wrong with it (and what

@@ -4,7 +4,7 @@
 //! components check it before computing anything. Series sampled "on change" record a point
 //! only when the value differs from the last one recorded for that id.
 
-use crate::config::SeriesName;
+use crate::config::{SeriesName, SeriesSource};
 use crate::time::SimTime;
 
 /// One series in long format.
@@ -67,6 +67,13 @@ impl Recorder {
     #[inline]
     pub fn wants(&self, s: SeriesName) -> bool {
         self.on[index(s)]
+    }
+
+    /// Whether any series that reads `source`'s state is recorded.
+    pub fn wants_any(&self, source: SeriesSource) -> bool {
+        SeriesName::ALL
+            .iter()
+            .any(|&s| s.source() == source && self.wants(s))
     }
 
     pub fn any(&self) -> bool {
