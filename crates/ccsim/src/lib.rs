@@ -5,19 +5,12 @@
 //! The crate knows nothing of Python; `ccsim-py` binds it.
 
 pub mod acns;
-mod ahead;
 pub mod app;
 pub mod config;
 pub mod dist;
-mod early;
 pub mod engine;
-pub mod names;
 pub mod net;
-pub mod opt;
-pub mod owd;
 pub mod packet;
-mod plan;
-pub mod prefetch;
 pub mod queue;
 pub mod results;
 pub mod rng;
@@ -26,6 +19,7 @@ pub mod sim;
 pub mod tcp;
 pub mod time;
 pub mod trace;
+pub mod util;
 
 pub use scenario::ScenarioError;
 pub use sim::Simulation;

@@ -277,11 +277,11 @@ impl PacketArena {
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id.0 as usize]
     }
-    /// Prefetches packet `id`'s lines (`prefetch.rs`), if it is a slot of the arena.
+    /// Prefetches packet `id`'s lines (`util/prefetch.rs`), if it is a slot of the arena.
     #[inline(always)]
     pub fn prefetch(&self, id: PktId) {
         if let Some(p) = self.slots.get(id.0 as usize) {
-            crate::prefetch::lines(p, std::mem::size_of::<Packet>());
+            crate::util::prefetch::lines(p, std::mem::size_of::<Packet>());
         }
     }
     /// Packets allocated and not yet freed.

@@ -6,14 +6,14 @@
 
 use std::fmt;
 
-use crate::opt::{Opt, Sentinel};
+use crate::util::packed_option::{Opt, Sentinel};
 use std::ops::{Add, AddAssign, Sub};
 
 /// A point in (or span of) simulated time, in nanoseconds.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);
 
-/// An optional time in eight bytes (`opt.rs`): `SimTime::MAX` stands for none, and no run
+/// An optional time in eight bytes (`util/packed_option.rs`): `SimTime::MAX` stands for none, and no run
 /// reaches it (runs end before 2^62 ns, `scenario/build.rs`).
 pub type OptTime = Opt<SimTime>;
 

@@ -115,7 +115,7 @@ fn random_dumbbells() {
 fn random_dumbbells_with_constant_rate_sources() {
     // About half the flows are CBR sources at a few equal rates, started at multiples of 50 ms:
     // their packets reach the bottleneck's merge in tie groups, which the inbound list sorts
-    // once (`net/inbound.rs`), and their sinks take them early (`early.rs`).
+    // once (`net/inbound.rs`), and their sinks take them early (`sim/handover.rs`).
     let mut r = Lcg(4242);
     for case in 0..40 {
         let pairs = 2 + r.below(5);

@@ -1,4 +1,4 @@
-//! Delivering packets to their receivers as they are handed to the last hop (`early.rs`)
+//! Delivering packets to their receivers as they are handed to the last hop (`sim/handover.rs`)
 //! against delivering each by its arrival event: every counter and series point must match;
 //! only the number of events differs.
 
@@ -172,7 +172,7 @@ fn udp_sinks_take_their_packets_early() {
 fn only_a_lone_receiver_whose_acks_leave_alone_takes_its_packets_early() {
     // d0: a receiver alone, ACKs over a plain access link: delivering. d1: a receiver and the
     // sender of a flow back. d2: two receivers. d3: a receiver whose ACKs leave over a lossy
-    // link (kept to plain lines: `early.rs`). m: a receiver that another flow's path crosses.
+    // link (kept to plain lines: `sim/handover.rs`). m: a receiver that another flow's path crosses.
     let json = r#"{"name":"t","duration":3,"seed":2,"defaults":"linux",
         "topology":{"kind":"explicit",
           "nodes":["s","r","m","d0","d1","d2","d3","e"],

@@ -1,4 +1,4 @@
-//! The express path of DropTail and RED links (`net/fifo.rs`, `net/express_red.rs`) against
+//! The express path of DropTail and RED links (`net/express/mod.rs`, `net/express/red.rs`) against
 //! the general path (`net/link.rs`), and cut-through (a link handing packets on to the next,
 //! `net/link.rs`) against forwarding each packet by an event: the same scenario run every way must give
 //! identical results, to the last counter and series point. Only the number of events differs
@@ -279,7 +279,7 @@ fn red_in_byte_mode_on_a_lossy_relay_with_mixed_packet_sizes() {
 #[test]
 fn aqm_bottlenecks_fed_by_express_access_links_decide_as_with_forwarding_events() {
     // CoDel, PIE and FQ-CoDel stay on the general path but are fed by the access links
-    // (`net/general.rs`): each must take the same packets at the same times, in the same
+    // (`net/general_path.rs`): each must take the same packets at the same times, in the same
     // order, as forwarding events would have offered them. ECN and Not-ECT flows, a CBR flow,
     // wire loss on the bottleneck, and the ACKs' way back through the same discipline.
     let flows = mixed_flows();
@@ -340,7 +340,7 @@ fn fq_codel_fed_by_access_links_of_unequal_delays() {
 fn a_codel_first_hop_feeds_the_link_after_it() {
     // n0 -> n1 -> n2: the first hop runs CoDel (the general path) and takes its packets from
     // the senders at n0, so nothing but its own events and those offers touch it; it hands
-    // its packets on to the DropTail hop after it as they leave (`net/general.rs`), each before
+    // its packets on to the DropTail hop after it as they leave (`net/general_path.rs`), each before
     // it reaches n1. The other way, the DropTail hop feeds the CoDel one, which delivers.
     let json = r#"{"name":"t","duration":15,"seed":4,"defaults":"linux",
         "topology":{"kind":"chain","links":[
@@ -499,7 +499,7 @@ fn a_direct_relay_feeds_a_merge() {
     for (a, b, expect) in [
         ("r1", "r2", Fed::Direct),
         ("r2", "r3", Fed::Inbound),
-        // d0 hosts one receiver: it takes its packets as they are handed on (`early.rs`).
+        // d0 hosts one receiver: it takes its packets as they are handed on (`sim/handover.rs`).
         ("r3", "d0", Fed::Delivering),
         ("r3", "d1", Fed::Direct),
         ("r3", "r2", Fed::Inbound),
@@ -521,7 +521,7 @@ fn where_queues_are_sampled_fed_directions_keep_their_inbound_lists() {
     // A sample reads a line as it is at the sample's time, which packets offered ahead of
     // their time would change: with queues sampled, the receivers' access links take their
     // packets through their inbound lists, and the samples match forwarding by events. Other
-    // series leave them direct (the receivers' delivering: `early.rs`).
+    // series leave them direct (the receivers' delivering: `sim/handover.rs`).
     let flows = bulk_flows(3, r#""cc":"cubic""#);
     let queue = r#"{"kind":"droptail","limit":30}"#;
     let with = |trace: &str| dumbbell("linux", 3, "20Mbps", 10.0, queue, 6.0, &flows, trace);
@@ -529,7 +529,7 @@ fn where_queues_are_sampled_fed_directions_keep_their_inbound_lists() {
     assert_same(&sampled);
     for (json, receiver, sender) in [
         (sampled, Fed::Inbound, Fed::Inbound),
-        // With the senders' windows sampled, their access links stay direct (`early.rs`).
+        // With the senders' windows sampled, their access links stay direct (`sim/handover.rs`).
         (
             with(r#""series":["cwnd"],"interval":"1ms""#),
             Fed::Delivering,

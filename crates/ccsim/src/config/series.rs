@@ -1,6 +1,6 @@
 //! Time series a scenario can ask for (`trace.series`): one line each, with the endpoint or
 //! queue whose state it reads. That source decides where the fast route must leave the state
-//! observable (`early.rs` hands packets over early only to endpoints no series reads; queues
+//! observable (`sim/handover.rs` hands packets over early only to endpoints no series reads; queues
 //! recorded on every change keep the general path).
 
 use schemars::JsonSchema;

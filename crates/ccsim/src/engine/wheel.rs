@@ -15,7 +15,7 @@
 //! run holds every key up to the end of its last tick (`run_hi`): keys pushed into those
 //! ticks are inserted in order, so while it is not empty its last key is the smallest. The
 //! run tells which events come next (`upcoming`), which the simulation uses to fetch their
-//! state into the cache ahead of time (`ahead.rs`); with `look_ahead` the wheel keeps at least
+//! state into the cache ahead of time (`sim/prefetching.rs`); with `look_ahead` the wheel keeps at least
 //! two keys in it, taking the next bucket in before the run's tick is done, so that the first
 //! events of each tick are known ahead too.
 

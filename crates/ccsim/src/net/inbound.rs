@@ -9,8 +9,8 @@
 //!
 //! Each packet carries the direction it is handed on to after this one (`then`), found as it
 //! is pushed: the route is fixed before the run, and the feeder that sends it from an endpoint
-//! already knows it (`plan.rs`, `FirstHop`), so taking a packet in looks up no route, nor does
-//! prefetching for the packets that come next (`ahead.rs`).
+//! already knows it (`sim/routes.rs`, `FirstHop`), so taking a packet in looks up no route, nor does
+//! prefetching for the packets that come next (`sim/prefetching.rs`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -18,8 +18,8 @@ use std::collections::BinaryHeap;
 use super::link::Transit;
 use super::ring::Ring;
 use crate::engine::{Event, TieSort};
-use crate::opt::Opt;
 use crate::time::SimTime;
+use crate::util::packed_option::Opt;
 
 /// A packet on its way in: when it reaches the node, over which direction, and the direction
 /// it is handed on to after this one, if any.
@@ -253,7 +253,7 @@ impl Inbound {
         }
     }
 
-    /// Prefetches the run's ends (`prefetch.rs`).
+    /// Prefetches the run's ends (`util/prefetch.rs`).
     #[inline(always)]
     pub fn prefetch(&self) {
         self.run.prefetch_ends();

@@ -6,8 +6,8 @@
 //! touched (`advance(now)`). The only event a direction needs is the arrival of its next
 //! packet at the far node: one pending event per direction, for the earliest packet that can
 //! arrive. Two paths implement this: the general one for any queue discipline
-//! (`general.rs`), and the express one for DropTail and RED (`fifo.rs`, with RED's decision
-//! in front of the line, `express_red.rs`), which knows each packet's timetable on arrival and
+//! (`net/general_path.rs`), and the express one for DropTail and RED (`net/express/mod.rs`, with RED's decision
+//! in front of the line, `net/express/red.rs`), which knows each packet's timetable on arrival and
 //! never dequeues. Without per-packet transmit events a hop costs one
 //! event instead of two (docs/performance.md).
 //!
@@ -24,7 +24,7 @@
 //! for many packets. The arrival event of a fed direction is armed for the first packet of
 //! its line or of its inbound list, whichever comes first; a packet pushed to the front of
 //! the list can move it earlier (the event armed before is then stale, and skipped). The
-//! simulation finds feeders from the flows' paths (`plan.rs`, `set_cut_through`).
+//! simulation finds feeders from the flows' paths (`sim/routes.rs`, `set_cut_through`).
 //!
 //! A fed direction with a single feeder and a plain DropTail line (no wire loss, no RED) — a
 //! receiver's access link after the bottleneck, a sender's on the way back, a one-flow
@@ -38,11 +38,11 @@
 //! its event for the first inbound packet's arrival plus the delay at the latest. It feeds
 //! too, though it learns when a packet leaves only by replaying the transmitter: it hands a
 //! packet on as it leaves, and arms its event a nanosecond before the packet on the
-//! transmitter could reach the next node (`general.rs`, `HandOn`).
+//! transmitter could reach the next node (`net/general_path.rs`, `HandOn`).
 
-use super::express_red::ExpressRed;
-use super::fifo::{FifoLine, Hand};
-use super::general::General;
+use super::express::red::ExpressRed;
+use super::express::{ExpressLine, Hand};
+use super::general_path::General;
 use super::loss::{LossModel, WireLoss};
 use super::packet_log::PacketLog;
 use crate::packet::{PacketArena, PktId};
@@ -52,7 +52,7 @@ use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
 
 /// Counters of one link direction, as reported (`LinkDir::stats`). The general path keeps
-/// them as they are; the express path keeps what it needs to derive them (`fifo.rs`).
+/// them as they are; the express path keeps what it needs to derive them (`net/express/mod.rs`).
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
     pub arrivals: u64,
@@ -144,13 +144,13 @@ impl Wire<'_> {
 enum Path {
     /// Boxed: only directions with an AQM (or traced queue changes) use it, and it is large.
     General(Box<General>),
-    Express(FifoLine),
+    Express(ExpressLine),
 }
 
 /// `repr(C)` and aligned to a cache line, in the order an offer reads it: the first line holds what
 /// every offer and event reads (timing, the pending event, the cut-through roles, and the wire's
 /// loss and RED's gate, boxed since most directions have neither), the express line with the
-/// counters an offer updates the next three (`FifoLine`). Left to its own order the compiler spread
+/// counters an offer updates the next three (`ExpressLine`). Left to its own order the compiler spread
 /// an offer over about nine lines, which with thousands of flows were mostly misses. Four lines in
 /// all (256 bytes; 576 with the counters, loss model and name inline in 0.4.3) keep 10,000 flows'
 /// links in 10.2 MB (docs/performance.md).
@@ -167,7 +167,7 @@ pub struct LinkDir {
     /// them in.
     pub fed: Fed,
     /// Whether this direction hands packets on to directions that are fed, deciding per packet
-    /// as it offers it (express path; a general one hands on as packets leave, `general.rs`).
+    /// as it offers it (express path; a general one hands on as packets leave, `net/general_path.rs`).
     pub feeds: bool,
     /// Whether an express offer consults `rare`: the wire can lose a packet, or RED decides
     /// (`gated`). One byte, because every offer tests it: testing the pointer instead took
@@ -243,7 +243,7 @@ impl LinkDir {
     }
 
     /// Switches a DropTail or RED direction to the express path (RED deciding in front of
-    /// the line, `express_red.rs`); call before any packet is offered. Other disciplines keep
+    /// the line, `net/express/red.rs`); call before any packet is offered. Other disciplines keep
     /// the general path.
     pub fn use_express(&mut self) {
         debug_assert_eq!(
@@ -253,9 +253,9 @@ impl LinkDir {
         );
         let Path::General(g) = &self.path else { return };
         match &g.queue {
-            Queue::DropTail(q) => self.path = Path::Express(FifoLine::new(q)),
+            Queue::DropTail(q) => self.path = Path::Express(ExpressLine::new(q)),
             Queue::Red(_) => {
-                let line = Path::Express(FifoLine::unlimited());
+                let line = Path::Express(ExpressLine::unlimited());
                 let Path::General(g) = std::mem::replace(&mut self.path, line) else {
                     unreachable!("matched above");
                 };
@@ -497,15 +497,15 @@ impl LinkDir {
         g.arrive(arena, now, drops, &mut w, watch)
     }
 
-    /// Prefetches the lines an event of this direction reads (`prefetch.rs`): the whole
+    /// Prefetches the lines an event of this direction reads (`util/prefetch.rs`): the whole
     /// direction, four lines (the layout of `LinkDir`).
     #[inline(always)]
     pub fn prefetch(&self) {
-        crate::prefetch::aligned_lines(self, std::mem::size_of::<LinkDir>());
+        crate::util::prefetch::aligned_lines(self, std::mem::size_of::<LinkDir>());
     }
 
     /// Prefetches the ends of a fed direction's inbound run, or of its line where it takes
-    /// packets in directly (`prefetch.rs`); call once its own lines are in the cache
+    /// packets in directly (`util/prefetch.rs`); call once its own lines are in the cache
     /// (`prefetch`).
     #[inline(always)]
     pub fn prefetch_inbound(&self) {
@@ -522,7 +522,10 @@ impl LinkDir {
     /// The `i`-th packet probably to be taken from a fed direction's inbound list next, and
     /// where it goes after (a hint for prefetching).
     #[inline(always)]
-    pub fn inbound_ahead(&self, i: usize) -> Option<(Transit, crate::opt::Opt<u32>)> {
+    pub fn inbound_ahead(
+        &self,
+        i: usize,
+    ) -> Option<(Transit, crate::util::packed_option::Opt<u32>)> {
         match &self.path {
             Path::Express(f) => f.inbound.ahead(i),
             Path::General(g) => g.inbound.ahead(i),
@@ -694,6 +697,6 @@ mod tests {
         assert_eq!((align_of::<LinkDir>(), size_of::<LinkDir>()), (64, 256));
         assert!(offset_of!(LinkDir, rare_on_offer) < 64);
         assert_eq!(offset_of!(LinkDir, path), 64);
-        assert!(FifoLine::hot_bytes() <= 192);
+        assert!(ExpressLine::hot_bytes() <= 192);
     }
 }

@@ -7,7 +7,7 @@ use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// A wire that can lose packets: its loss model and random stream, the losses counted so far,
-/// and (express path, `fifo.rs`) the packets it will lose, each with the time it leaves the
+/// and (express path, `net/express/mod.rs`) the packets it will lose, each with the time it leaves the
 /// transmitter, in order. A link direction boxes it: most wires lose nothing, and keeping it
 /// inline made every direction 112 bytes larger (docs/performance.md, memory).
 pub struct WireLoss {

@@ -1,8 +1,7 @@
 //! The network: link directions, loss models and routing.
 
-mod express_red;
-pub mod fifo;
-mod general;
+pub mod express;
+mod general_path;
 mod inbound;
 pub mod link;
 pub mod loss;

@@ -50,12 +50,12 @@ impl<T: Copy> Ring<T> {
     }
 
     /// Prefetches the slot the next `pop_front` reads and the one the next `push_back`
-    /// writes (`prefetch.rs`).
+    /// writes (`util/prefetch.rs`).
     #[inline(always)]
     pub fn prefetch_ends(&self) {
         if !self.slots.is_empty() {
             for pos in [self.head, self.tail] {
-                crate::prefetch::lines(self.slot(pos), std::mem::size_of::<T>());
+                crate::util::prefetch::lines(self.slot(pos), std::mem::size_of::<T>());
             }
         }
     }

@@ -9,7 +9,6 @@ use super::schema::*;
 use crate::app::{OnOff, UdpSource};
 use crate::config::{Profile, Recovery};
 use crate::dist::Dist;
-use crate::names::{FlowLabels, Naming};
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
 use crate::net::routing::Routes;
@@ -21,6 +20,7 @@ use crate::tcp::cc::{BuildContext, Cc, CcSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
+use crate::util::packed_names::{FlowLabels, Naming};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
@@ -609,7 +609,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                     .resolve()
                     .or_else(|(field, m)| err(format!("{path}.tcp.slow_start.{field}"), m))?;
                 let size = t.size.map(|b| b.0);
-                // Sizes at u64::MAX mean none to the endpoints (`opt.rs`), and segment and byte
+                // Sizes at u64::MAX mean none to the endpoints (`util/packed_option.rs`), and segment and byte
                 // counts stay far from overflow below 2^62.
                 if size.is_some_and(|b| b >= 1 << 62) {
                     return err(format!("{path}.size"), "must be under 2^62 bytes");

@@ -38,8 +38,8 @@ use super::cc::CaState;
 use super::ecn::EcnEcho;
 use super::sender::Sender;
 use crate::acns::{self, Command};
-use crate::opt::Opt;
 use crate::packet::{flags, Packet};
+use crate::util::packed_option::Opt;
 
 /// Which new segments ask routers for a command.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]

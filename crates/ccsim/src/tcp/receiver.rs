@@ -11,9 +11,9 @@ use std::collections::VecDeque;
 use super::ecn::EcnEcho;
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
-use crate::opt::Opt;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
 use crate::time::{OptTime, SimTime};
+use crate::util::packed_option::Opt;
 
 pub struct Receiver {
     pub flow: u32,

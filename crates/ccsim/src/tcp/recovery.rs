@@ -9,7 +9,7 @@ use super::cc::{CaEvent, CaState, CongestionControl};
 use super::sender::Sender;
 use super::Io;
 use crate::config::Recovery;
-use crate::opt::Opt;
+use crate::util::packed_option::Opt;
 
 impl Sender {
     /// A duplicate ACK: same cumulative ACK, data outstanding, no payload (RFC 5681 §2).

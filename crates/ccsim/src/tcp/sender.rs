@@ -15,10 +15,10 @@ use super::slow_start::SlowStart;
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::config::{AckCounting, Recovery, SeriesName};
-use crate::opt::Opt;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
 use crate::tcp::TcpParams;
 use crate::time::{OptTime, SimTime};
+use crate::util::packed_option::Opt;
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
 /// per segment in flight): when it was last sent, in the low 62 bits (a run lasts less than

@@ -1,6 +1,6 @@
 //! Timers as a mechanism: an endpoint owns named timers (`TimerName`), each a lazily kept
 //! `LazyTimer`, reached through the `Timers` trait; the simulation schedules, fires and re-arms
-//! them by name (`sim.rs`), and early hand-over catches up with them by name (`early.rs`).
+//! them by name (`sim.rs`), and early hand-over catches up with them by name (`sim/handover.rs`).
 //!
 //! A lazy timer: the owner only moves its deadline (`set_deadline`); the simulation keeps at
 //! most one pending event for it, no later than the deadline, and re-arms when an event fires

@@ -4,12 +4,12 @@
 //! how it takes them in from the list and hands them on.
 
 use super::{LinkDir, Path, QueueWatch, Transit};
-use crate::net::fifo::{Hand, Offered};
-use crate::net::general::HandOn;
+use crate::net::express::{Hand, Offered};
+use crate::net::general_path::HandOn;
 use crate::net::inbound::Taken;
-use crate::opt::Opt;
 use crate::packet::{PacketArena, PktId};
 use crate::time::SimTime;
+use crate::util::packed_option::Opt;
 
 /// How a direction takes the packets its feeders hand on (cut-through, `net/link.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub enum Fed {
     /// line.
     Direct,
     /// As `Direct`, and each packet is handed to the far node's one endpoint, a TCP receiver or
-    /// sender, as it is handed on, for the time it arrives there (`hand_in`, `early.rs`): the
+    /// sender, as it is handed on, for the time it arrives there (`hand_in`, `sim/handover.rs`): the
     /// direction is its packets' last hop and feeds none.
     Delivering,
 }
@@ -37,7 +37,7 @@ pub enum Handed {
     /// Schedule the direction's arrival event for this time.
     Event(SimTime),
     /// Deliver it now, for this time of arrival; the line keeps only its timetable, if that
-    /// (`fifo.rs`: a packet from an idle line with nothing to arrive takes no slot).
+    /// (`net/express/mod.rs`: a packet from an idle line with nothing to arrive takes no slot).
     Deliver(SimTime),
 }
 
@@ -52,7 +52,7 @@ impl LinkDir {
     }
 
     /// Makes a direction on the general path feed the fed directions after it, for packets to
-    /// `dsts` (`general.rs`); call before any packet is offered. (An express direction feeds
+    /// `dsts` (`net/general_path.rs`); call before any packet is offered. (An express direction feeds
     /// through `feeds`, deciding per packet as it offers it.)
     pub fn set_hand_on(&mut self, dsts: Vec<u32>) {
         let Path::General(g) = &mut self.path else {
@@ -100,14 +100,14 @@ impl LinkDir {
     }
 
     /// Makes a fed direction take its packets straight onto its line; call before any packet
-    /// is offered, where `can_take_direct` and it has one feeder (`plan.rs`).
+    /// is offered, where `can_take_direct` and it has one feeder (`sim/routes.rs`).
     pub fn set_direct(&mut self) {
         debug_assert!(self.can_take_direct());
         self.fed = Fed::Direct;
     }
 
     /// Whether the direction an endpoint behind a delivering direction sends by can take its
-    /// packets as the endpoint handles what it receives, ahead of the clock (`early.rs`): a
+    /// packets as the endpoint handles what it receives, ahead of the clock (`sim/handover.rs`): a
     /// plain express line that nothing feeds, whose every offer is then in time order.
     pub fn can_carry_early_replies(&self) -> bool {
         self.is_express() && !self.rare_on_offer && !self.is_fed()
@@ -115,7 +115,7 @@ impl LinkDir {
 
     /// Makes a direct direction deliver its packets as they are handed on; call before any
     /// packet is offered, where the simulation has checked that nothing reads the endpoint
-    /// before the packet's time (`early.rs`, `plan_delivering`).
+    /// before the packet's time (`sim/handover.rs`, `plan_delivering`).
     pub fn set_delivering(&mut self) {
         debug_assert!(self.fed == Fed::Direct && !self.feeds);
         self.fed = Fed::Delivering;
@@ -187,14 +187,14 @@ impl LinkDir {
     /// it, and a packet the queue drops is dropped now instead of at `at`. The line then holds
     /// packets that have not reached it yet, which only a reading at a time before `at` would
     /// see: the simulation reads a direct line's state only at the end of the run, and plans no
-    /// direct direction where queues are sampled (`plan.rs`, `set_cut_through`). Packets due
+    /// direct direction where queues are sampled (`sim/routes.rs`, `set_cut_through`). Packets due
     /// after `horizon` go to the inbound list, which the run never takes them from: every later
     /// one is due after `horizon` too.
     ///
     /// A `Fed::Delivering` direction does the same, and if the packet reaches the far node by
     /// `horizon` and no packet before it is still to arrive by its event, the simulation hands
     /// it to the endpoint for that time, without an event, and the line keeps only its
-    /// timetable (`early.rs`), or nothing but its departure (`FifoLine::offer_bare`).
+    /// timetable (`sim/handover.rs`), or nothing but its departure (`ExpressLine::offer_bare`).
     #[inline(always)]
     pub fn hand_in(
         &mut self,
@@ -233,13 +233,13 @@ impl LinkDir {
         self.arm_express(Some(next))
     }
 
-    /// `push_inbound` for a fed direction on the general path (`general.rs`).
+    /// `push_inbound` for a fed direction on the general path (`net/general_path.rs`).
     #[inline(never)]
     fn push_inbound_general(&mut self, at: SimTime, feeder: u32, t: Transit) -> Option<SimTime> {
         let Path::General(g) = &mut self.path else {
             unreachable!("called for the general path");
         };
-        // It hands packets on as they leave, finding where each goes then (`general.rs`).
+        // It hands packets on as they leave, finding where each goes then (`net/general_path.rs`).
         if !g.inbound.push(at, feeder, t, Opt::NONE) {
             return None;
         }

@@ -1,10 +1,10 @@
-//! The express half of a link direction (`fifo.rs`): bringing the line up to date, offering
+//! The express half of a link direction (`net/express/mod.rs`): bringing the line up to date, offering
 //! a packet to it (with RED's decision and the wire's loss where the direction has them), and
 //! the arrival event the line and its inbound list need. Every packet at every hop comes
 //! through here.
 
 use super::{tx_time, LinkDir, Path, Rare, Transit};
-use crate::net::fifo::{FifoLine, Hand, Offered};
+use crate::net::express::{ExpressLine, Hand, Offered};
 use crate::net::loss::WireLoss;
 use crate::packet::{PacketArena, PktId};
 use crate::time::{OptTime, SimTime};
@@ -17,7 +17,7 @@ impl LinkDir {
         &mut self,
         now: SimTime,
         drops: &mut Vec<PktId>,
-    ) -> &mut FifoLine {
+    ) -> &mut ExpressLine {
         let Path::Express(f) = &mut self.path else {
             unreachable!("only express directions take express offers");
         };
@@ -66,7 +66,7 @@ impl LinkDir {
     }
 
     /// Offers a packet at `now` that is handed on or over (if it reaches the far node by
-    /// `by`) where the express line takes it without a slot (`FifoLine::offer_bare`);
+    /// `by`) where the express line takes it without a slot (`ExpressLine::offer_bare`);
     /// returns when it reaches the far node, or none where `enqueue_express` must decide.
     #[inline(always)]
     pub(super) fn offer_bare(&mut self, t: Transit, now: SimTime, by: SimTime) -> Option<SimTime> {
@@ -133,7 +133,7 @@ impl LinkDir {
 #[inline(never)]
 fn rare_offer<'a>(
     rare: &'a mut Option<Box<Rare>>,
-    line: &FifoLine,
+    line: &ExpressLine,
     t: Transit,
     now: SimTime,
     arena: &mut PacketArena,

@@ -75,7 +75,7 @@ pub enum RedMode {
 }
 
 /// RED settings that differ between profiles; the others are ns-2's in every profile
-/// (`queue/red.rs`: max_p 0.1, gentle, wait, mark_p 0.1, and min_th 5 / max_th 3·min_th /
+/// (`queue/red/`: max_p 0.1, gentle, wait, mark_p 0.1, and min_th 5 / max_th 3·min_th /
 /// q_weight 0.002 when not automatic).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RedDefaults {

@@ -100,7 +100,7 @@ pub fn auto_params(rate: Rate, delay: SimTime, mean_pktsize: u32) -> (f64, f64) 
 /// RED's decision on each arrival: the average queue, the count since the last drop, the idle
 /// correction, and the early, forced and overflow tests (steps 1–4 above). It sees the queue
 /// only through the length it is given, so the same decisions serve the general path's `Red`
-/// queue and the express path (`net/fifo.rs`), which knows the length from its timetable.
+/// queue and the express path (`net/express/mod.rs`), which knows the length from its timetable.
 #[derive(Clone, Debug)]
 pub struct RedGate {
     c: RedConfig,

@@ -248,7 +248,7 @@ fn tcp_pkt(h: &mut Harness, flow: u32, kind: Kind) -> PktId {
 /// XCP packets, plain TCP (data and ACKs) and UDP wait apart and leave one a turn, in the
 /// order XCP, TCP, other, skipping empty queues (ns-2's `XCPWrapQ::queueToDeque`). The
 /// RED queues here are in packets, with thresholds that decide nothing (ns-2's, which the
-/// router gets from `aqm.rs`, are in bytes: `tests/xcp.rs` runs those).
+/// router gets from its configuration (`config.rs`), are in bytes: `tests/xcp.rs` runs those).
 #[test]
 fn virtual_queues_take_turns_a_packet_each() {
     let mut h = Harness::new();

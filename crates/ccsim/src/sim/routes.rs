@@ -2,12 +2,12 @@
 //! (take their packets from the directions that feed them without an event at the node
 //! between, `net/link.rs`), and how far ahead the run's events reach (the event wheel's span).
 
-use crate::ahead::prefetch_from;
 use crate::config::{Engine, SeriesSource};
 use crate::net::routing::NO_ROUTE;
-use crate::opt::Opt;
+use crate::sim::prefetching::prefetch_from;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::SimTime;
+use crate::util::packed_option::Opt;
 
 /// Where one end of a flow sends (`Simulation::first_hop`): the first direction of its path,
 /// the fed direction that one hands the packets on to (cut-through, `Simulation::fed_next`),
@@ -24,11 +24,11 @@ impl Simulation {
     /// Chooses how packets move, in one place (`docs/architecture.md`, "Routes"). The
     /// reference route moves every packet by its own events through the general path of every
     /// direction; the fast route takes, where the rules of each allow:
-    /// - the express path of DropTail and RED directions (`net/fifo.rs`), except where queue
+    /// - the express path of DropTail and RED directions (`net/express/mod.rs`), except where queue
     ///   changes are recorded as they happen, which needs the general path's dequeue steps;
     /// - cut-through between directions, and early hand-over to endpoints (`set_cut_through`,
     ///   `plan_delivering`), which traced series limit;
-    /// - prefetching, where the state outgrows the cache (`ahead.rs`; changes no result).
+    /// - prefetching, where the state outgrows the cache (`sim/prefetching.rs`; changes no result).
     ///
     /// Call once, before the run, with the event queue in place.
     pub(crate) fn choose_routes(&mut self, engine: Engine) {
@@ -55,7 +55,7 @@ impl Simulation {
     /// of at least a nanosecond (so that a packet handed on always reaches the node after the
     /// feeder knew of it): none starts at its near node. Either path feeds and is fed: an
     /// express feeder hands a packet on as it takes it, a general one as the packet leaves
-    /// (`net/general.rs`). Queue changes traced as they happen (every direction general) are
+    /// (`net/general_path.rs`). Queue changes traced as they happen (every direction general) are
     /// recorded at the same times with the same values direction by direction; only the order
     /// in which different directions' records interleave in a series may differ. A fed
     /// direction with one feeder takes packets straight onto its line where it can
@@ -106,7 +106,7 @@ impl Simulation {
             self.plan_delivering();
         }
         // A general-path feeder hands on the packets of every destination whose next
-        // direction is fed (`net/general.rs`).
+        // direction is fed (`net/general_path.rs`).
         let mut hands = Vec::new();
         self.walk_paths(|_, prev, l, dst| {
             if prev != ORIGIN

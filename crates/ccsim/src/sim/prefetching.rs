@@ -4,7 +4,7 @@
 //! packet: the link direction whose arrival it is, the packet arriving, the endpoint it
 //! reaches, and the direction the endpoint's reply leaves by. Each first touch would wait for
 //! memory, one after the other. The event queue knows the events that come next where several
-//! share a tick (`engine/wheel.rs`), so while one runs the simulation prefetches (`prefetch.rs`)
+//! share a tick (`engine/wheel.rs`), so while one runs the simulation prefetches (`util/prefetch.rs`)
 //! in two steps, so that no prefetch waits for a load that is still missing:
 //!
 //! 1. for the event after next: its direction's first lines and its `End`;
@@ -16,7 +16,7 @@
 //! links) takes many packets in at one event, each going to a direction whose state is cold.
 //! Its inbound run tells which come next, so as it hands one on it prefetches, in the same two
 //! steps, the direction the packet after next goes to and the inbound run of the next one's
-//! (`prefetch_pull`) — and where that direction delivers its packets at once (`early.rs`),
+//! (`prefetch_pull`) — and where that direction delivers its packets at once (`sim/handover.rs`),
 //! what their arrival events would have fetched: the packet, its receiver and the direction of
 //! the receiver's ACKs.
 //!
@@ -25,7 +25,7 @@
 //! simulation prefetches only where that state outgrows `PREFETCH_ABOVE`, or from the moment
 //! the packets in flight would push a smaller one out (`prefetch_from`).
 //!
-//! A direction on the general path (any discipline but DropTail and RED, `net/general.rs`)
+//! A direction on the general path (any discipline but DropTail and RED, `net/general_path.rs`)
 //! learns where a packet goes only as it leaves the transmitter. While it takes packets in, it
 //! prefetches the one after; as it starts transmitting one, the one its queue holds next; and
 //! as it hands one on, where the packet now on the transmitter goes (`prefetch_handed`).
@@ -35,11 +35,11 @@
 
 use crate::engine::Event;
 use crate::net::link::{Fed, LinkDir};
-use crate::owd::Owd;
 use crate::packet::Packet;
-use crate::prefetch;
+use crate::sim::one_way_delay::Owd;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
 use crate::time::OptTime;
+use crate::util::prefetch;
 
 /// Bytes of link and flow state above which prefetching pays: a core's private caches (L1
 /// and L2) hold 0.5 to 2 MiB on current processors, and the packets in flight and the event
@@ -247,7 +247,7 @@ impl Simulation {
         }
         if let Some((e, dir, t)) = next_dir(0) {
             dir.prefetch_inbound();
-            // A delivering direction hands the packet to its receiver at once (`early.rs`):
+            // A delivering direction hands the packet to its receiver at once (`sim/handover.rs`):
             // what its arrival event would have fetched is needed now.
             if dir.fed == Fed::Delivering {
                 self.arena.prefetch(t.pkt);

@@ -6,25 +6,30 @@
 //! packet is counted once as injected and once as consumed or dropped, so conservation
 //! (`injected = consumed + dropped + in network`) can be checked at any moment.
 
+mod handover;
+pub mod one_way_delay;
+mod prefetching;
+mod routes;
+
 use std::collections::VecDeque;
 
-use crate::ahead::End;
 use crate::app::UdpSource;
 use crate::config::Engine;
 use crate::config::{SeriesName, SeriesSource};
-use crate::early::Handover;
 use crate::engine::{Event, EventQueue};
-use crate::names::Naming;
 use crate::net::link::{Fed, Handed, LinkDir, QueueWatch, Transit};
 use crate::net::routing::{Routes, NO_ROUTE};
-use crate::opt::Opt;
-use crate::owd::Owd;
 use crate::packet::{Kind, Packet, PacketArena, PktId};
-use crate::plan::FirstHop;
+use crate::sim::handover::Handover;
+use crate::sim::one_way_delay::Owd;
+use crate::sim::prefetching::End;
+use crate::sim::routes::FirstHop;
 use crate::tcp::timer::{LazyTimer, TimerName, Timers};
 use crate::tcp::{Io, Receiver, Sender};
 use crate::time::{OptTime, SimTime};
 use crate::trace::Recorder;
+use crate::util::packed_names::Naming;
+use crate::util::packed_option::Opt;
 
 pub struct TcpConn {
     pub sender: Sender,
@@ -97,7 +102,7 @@ pub struct Simulation {
     /// Link directions, the two of each link side by side (forward, then reverse).
     pub links: Vec<LinkDir>,
     pub(crate) routes: Routes,
-    /// Per flow, where each end's packets leave (`FirstHop`, planned in `plan.rs`): the
+    /// Per flow, where each end's packets leave (`FirstHop`, planned in `sim/routes.rs`): the
     /// sender's, then the receiver's. Routing each packet sent instead took a chain of five
     /// dependent loads.
     pub(crate) first_hops: Vec<[FirstHop; 2]>,
@@ -115,13 +120,13 @@ pub struct Simulation {
     bin_mark: Vec<u64>,
     /// Packets the endpoints sent, for `flush` to send on.
     out: Vec<Packet>,
-    /// Whether an endpoint is taking a packet ahead of the clock (`early.rs`).
+    /// Whether an endpoint is taking a packet ahead of the clock (`sim/handover.rs`).
     pub(crate) early: bool,
     /// Packets handed over early while an endpoint was taking another, waiting for the event's
-    /// end, or the next step past `step_end` (`early.rs`).
+    /// end, or the next step past `step_end` (`sim/handover.rs`).
     pub(crate) deferred: VecDeque<Handover>,
     /// Where the current `run_until` stops: deferred hand-overs wait for the next step beyond
-    /// it (`early.rs`).
+    /// it (`sim/handover.rs`).
     pub(crate) step_end: SimTime,
     drops: Vec<PktId>,
     /// Packets a general-path direction handed on, while they go to the fed directions.
@@ -130,10 +135,10 @@ pub struct Simulation {
     scratch: Vec<(u64, u64)>,
     /// Queue series are recorded on change: links report every change as it happens.
     pub(crate) watch_queues: bool,
-    /// Where an arrival over each link direction leads, for prefetching (`ahead.rs`; empty
+    /// Where an arrival over each link direction leads, for prefetching (`sim/prefetching.rs`; empty
     /// while it is off).
     pub(crate) ends: Vec<End>,
-    /// Whether to prefetch for upcoming events (`ahead.rs`: where the state outgrows the
+    /// Whether to prefetch for upcoming events (`sim/prefetching.rs`: where the state outgrows the
     /// cache), and from how many packets in the arena on (`ahead::prefetch_from`).
     pub(crate) prefetching: bool,
     pub(crate) prefetch_from: usize,
@@ -252,7 +257,7 @@ impl Simulation {
     }
 
     /// Packets in queues, on transmitters and propagating, and those handed over early that
-    /// wait for a later step of the run (`early.rs`).
+    /// wait for a later step of the run (`sim/handover.rs`).
     pub fn packets_in_network(&self) -> u64 {
         let held: u64 = self.links.iter().map(|l| l.packets_held()).sum();
         held + self.deferred.len() as u64
@@ -342,7 +347,7 @@ impl Simulation {
         self.free_drops();
     }
 
-    /// Hands the packets a general-path direction `l` handed on as they left (`net/general.rs`)
+    /// Hands the packets a general-path direction `l` handed on as they left (`net/general_path.rs`)
     /// to the fed directions after it; call after every call that may replay its transmitter.
     #[inline(always)]
     fn hand_on(&mut self, l: u32) {
@@ -465,7 +470,7 @@ impl Simulation {
         self.free_drops();
     }
 
-    /// `pull` for a fed direction on the general path (`net/general.rs`): it hands packets on
+    /// `pull` for a fed direction on the general path (`net/general_path.rs`): it hands packets on
     /// as they leave, not as they come in.
     #[inline(never)]
     fn pull_general(&mut self, d: u32, upto: SimTime, exclusive: bool) {
@@ -519,7 +524,7 @@ impl Simulation {
     /// Sends, in order, what flow `i`'s sender (if `sender`, else its receiver) put in `out`
     /// after position `base`, over its first hop (`first_hops`). Those before it are an outer
     /// call's, still to be sent: sending may hand a packet to another endpoint early
-    /// (`early.rs`), which sends from within this call, above the outer's. The packets are
+    /// (`sim/handover.rs`), which sends from within this call, above the outer's. The packets are
     /// reversed and popped, so that nothing else moves: swapping in a spare buffer, as before,
     /// cost more than the sending on scenario a (whose flushes send 0–3).
     fn flush(&mut self, i: usize, sender: bool, base: usize) {
@@ -655,7 +660,7 @@ impl Simulation {
 
     /// Schedules the events flow `i`'s sender's (`sender`) or receiver's timers need. What one
     /// endpoint does moves only its own timers, and the other endpoint's state is not in the
-    /// cache (`ahead.rs` fetches only the endpoint a packet reaches).
+    /// cache (`sim/prefetching.rs` fetches only the endpoint a packet reaches).
     #[inline]
     fn arm_timers_of(&mut self, i: usize, sender: bool) {
         if let FlowSlot::Tcp(c) = &mut self.flows[i] {

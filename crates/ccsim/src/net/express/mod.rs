@@ -30,7 +30,9 @@
 //! Results are identical to the general path (`net/link.rs`, checked by
 //! `tests/express_path.rs`); a hop costs a handful of integer operations instead of a queue
 //! discipline's enqueue and dequeue. RED is a FIFO at the link rate too: its decision on
-//! arrival is taken in front of a line without limits (`express_red.rs`).
+//! arrival is taken in front of a line without limits (`net/express/red.rs`).
+
+pub(crate) mod red;
 
 use super::inbound::Inbound;
 use super::link::{LinkStats, Transit};
@@ -67,7 +69,7 @@ pub enum Hand {
     /// The next link, to which the caller hands it on now (cut-through).
     On,
     /// The endpoint at the far node, to which the caller hands it over now, if it gets there
-    /// by this time and no packet before it is still to arrive (`early.rs`); otherwise the
+    /// by this time and no packet before it is still to arrive (`sim/handover.rs`); otherwise the
     /// line's arrival event.
     Over(SimTime),
 }
@@ -111,7 +113,7 @@ struct Accepted {
 /// and the compiler's own order spread an offer over six lines (docs/performance.md). The
 /// slots are a boxed slice and the limits and counters packed so that the whole is 192 bytes.
 #[repr(C)]
-pub struct FifoLine {
+pub struct ExpressLine {
     /// First: its 128-bit sums are aligned to 16 bytes, so that nothing is padded.
     accepted: Accepted,
     head: u64,
@@ -151,10 +153,10 @@ struct Counts {
     max_len_bytes: u64,
 }
 
-impl FifoLine {
-    pub fn new(limits: &DropTail) -> FifoLine {
+impl ExpressLine {
+    pub fn new(limits: &DropTail) -> ExpressLine {
         let (limit_packets, limit_bytes) = limits.limits();
-        FifoLine {
+        ExpressLine {
             limit_packets,
             limit_bytes,
             slots: Box::default(),
@@ -175,9 +177,9 @@ impl FifoLine {
     }
 
     /// A line with no limits of its own, for a discipline that decides on each arrival
-    /// before the line is offered it (RED: `express_red.rs`).
-    pub fn unlimited() -> FifoLine {
-        FifoLine::new(&DropTail::with_limits(u32::MAX, u64::MAX))
+    /// before the line is offered it (RED: `net/express/red.rs`).
+    pub fn unlimited() -> ExpressLine {
+        ExpressLine::new(&DropTail::with_limits(u32::MAX, u64::MAX))
     }
 
     /// The limits (packets, bytes) of the DropTail queue it stands for.
@@ -546,16 +548,16 @@ impl FifoLine {
     /// `LinkDir`'s layout test.
     #[cfg(test)]
     pub(crate) fn hot_bytes() -> usize {
-        std::mem::offset_of!(FifoLine, inbound)
+        std::mem::offset_of!(ExpressLine, inbound)
     }
 
     /// Prefetches the slot the next arrival reads and the one the next offer writes
-    /// (`prefetch.rs`).
+    /// (`util/prefetch.rs`).
     #[inline(always)]
     pub fn prefetch_ends(&self) {
         if !self.slots.is_empty() {
             for pos in [self.head, self.tail] {
-                crate::prefetch::lines(self.at(pos), std::mem::size_of::<Slot>());
+                crate::util::prefetch::lines(self.at(pos), std::mem::size_of::<Slot>());
             }
         }
     }
@@ -596,7 +598,7 @@ mod tests {
     #[test]
     fn timetable_frontiers_and_waiting_integral() {
         // Three 1000-byte packets at t = 0 on an 8 ms-per-packet link, 10 ms delay.
-        let mut f = FifoLine::new(&DropTail::packets(2));
+        let mut f = ExpressLine::new(&DropTail::packets(2));
         let expect = [
             Offered::Arrives(ms(18)),
             Offered::Arrives(ms(26)),
@@ -635,15 +637,16 @@ mod tests {
         // Packet 1 of three is lost (listed), packet 0 is passed on: only packet 2 arrives
         // here, at 8 ms × 3 + 10 ms; the lost one leaves the transmitter at 16 ms. Packet 0
         // finds the line empty and takes no slot.
-        let mut f = FifoLine::new(&DropTail::packets(10));
+        let mut f = ExpressLine::new(&DropTail::packets(10));
         let loss = LossModel::List {
             packets: vec![1],
             next: 0,
             seen: 0,
         };
         let mut wire = WireLoss::of(loss, Rng::derive(1, "t")).unwrap();
-        let mut offer =
-            |f: &mut FifoLine, i, hand| f.offer(tr(i), ms(8), ms(10), ms(0), hand, Some(&mut wire));
+        let mut offer = |f: &mut ExpressLine, i, hand| {
+            f.offer(tr(i), ms(8), ms(10), ms(0), hand, Some(&mut wire))
+        };
         assert_eq!(offer(&mut f, 0, Hand::On), Offered::Handed(ms(18)));
         assert_eq!(offer(&mut f, 1, Hand::Arrive), Offered::Lost);
         assert_eq!(offer(&mut f, 2, Hand::Arrive), Offered::Arrives(ms(34)));
@@ -666,8 +669,8 @@ mod tests {
 
     #[test]
     fn packets_handed_on_or_over_from_an_empty_idle_line_take_no_slot() {
-        let mut f = FifoLine::new(&DropTail::packets(10));
-        let offer = |f: &mut FifoLine, i, at, hand| {
+        let mut f = ExpressLine::new(&DropTail::packets(10));
+        let offer = |f: &mut ExpressLine, i, at, hand| {
             f.advance(ms(at));
             f.offer(tr(i), ms(8), ms(10), ms(at), hand, None)
         };
@@ -726,8 +729,8 @@ mod tests {
         // Two lines offered the same packets: one through `offer_bare` where it accepts, the
         // other through `offer` alone. Times in ms; 8 ms on the wire, 10 ms of delay.
         let (mut fast, mut full) = (
-            FifoLine::new(&DropTail::packets(4)),
-            FifoLine::new(&DropTail::packets(4)),
+            ExpressLine::new(&DropTail::packets(4)),
+            ExpressLine::new(&DropTail::packets(4)),
         );
         let by = |b: Option<u64>| b.map_or(SimTime::MAX, ms);
         let hand = |b: Option<u64>| b.map_or(Hand::On, |b| Hand::Over(ms(b)));
@@ -765,7 +768,7 @@ mod tests {
             full.advance(ms(t));
             let (a, b) = (fast.stats_at(ms(t), RATE), full.stats_at(ms(t), RATE));
             assert_eq!(format!("{a:?}"), format!("{b:?}"), "at {t} ms");
-            let wire = |f: &FifoLine| f.on_wire_since(ms(t), RATE);
+            let wire = |f: &ExpressLine| f.on_wire_since(ms(t), RATE);
             assert_eq!(wire(&fast), wire(&full), "at {t} ms");
         }
         assert_eq!(fast.packets_held(), full.packets_held());

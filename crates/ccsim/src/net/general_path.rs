@@ -4,7 +4,7 @@
 //! depend only on its own state, its random stream and the time, so the link replays the
 //! transmit completions due by `now` (each at its exact time) whenever it is touched —
 //! `advance(now)` — before taking a new packet or handing one over. DropTail and RED
-//! directions take the express path instead (`fifo.rs`) unless queue changes are traced as
+//! directions take the express path instead (`net/express/mod.rs`) unless queue changes are traced as
 //! they happen.
 //!
 //! A general direction can be fed (cut-through, `link.rs`): feeding directions hand it their
@@ -49,7 +49,7 @@ pub struct General {
     pub(super) inbound: Inbound,
     /// Where a feeding direction's packets for fed directions go as they leave.
     pub(super) hand_on: Option<Box<HandOn>>,
-    /// Prefetch the packet after the one starting on the transmitter (`ahead.rs`: where the
+    /// Prefetch the packet after the one starting on the transmitter (`sim/prefetching.rs`: where the
     /// simulation's state outgrows the caches).
     pub(super) prefetch: bool,
 }

@@ -1,5 +1,5 @@
-//! RED on the express path: the general path's decisions (`queue/red.rs`, `RedGate`) taken
-//! from the express line's timetable (`fifo.rs`).
+//! RED on the express path: the general path's decisions (`queue/red/`, `RedGate`) taken
+//! from the express line's timetable (`net/express/mod.rs`).
 //!
 //! RED serves packets in arrival order at the link rate, like DropTail; only the decision on
 //! arrival differs, and it depends on nothing the timetable does not know: the packets (or
@@ -9,9 +9,9 @@
 //! (cut-through, `link.rs`) like a DropTail one, with the same results to the last draw
 //! (`tests/express_path.rs`).
 
-use super::fifo::FifoLine;
-use super::general::{count_drop, count_mark};
-use super::link::{LinkStats, Transit};
+use super::ExpressLine;
+use crate::net::general_path::{count_drop, count_mark};
+use crate::net::link::{LinkStats, Transit};
 use crate::packet::{Ecn, PacketArena};
 use crate::queue::red::RedGate;
 use crate::queue::Verdict;
@@ -41,7 +41,7 @@ impl ExpressRed {
     /// to drop it; a mark sets CE on the packet in `arena`.
     pub fn admit(
         &mut self,
-        line: &FifoLine,
+        line: &ExpressLine,
         t: Transit,
         now: SimTime,
         arena: &mut PacketArena,

@@ -1,0 +1,5 @@
+//! Small data structures and helpers with nothing of TCP or networks in them.
+
+pub mod packed_names;
+pub mod packed_option;
+pub mod prefetch;
