@@ -1,5 +1,5 @@
-//! ACNS, the Advanced Congestion Notification System — Olšovský 2014 (seed paper 000; the
-//! decisions on its ambiguities are in `../shared/seeds/README.md`): the commands, their codes
+//! ACNS, the Advanced Congestion Notification System — Olšovský 2014 (the
+//! decisions on its ambiguities are in `docs/design.md`): the commands, their codes
 //! in the IPv4 and TCP headers (the paper's Tables 2 and 3), and the sender's trend weight
 //! (Eq. 5). The router is `queue/acns.rs`; the endpoints are `tcp/acns.rs`.
 //!

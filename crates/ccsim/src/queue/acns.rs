@@ -1,5 +1,5 @@
-//! ACNS router — Olšovský 2014 §3.1 and §5 (seed paper 000; decisions in
-//! `../shared/seeds/README.md`; header codes in `crate::acns`).
+//! ACNS router — Olšovský 2014 §3.1 and §5 (decisions in
+//! `docs/design.md`; header codes in `crate::acns`).
 //!
 //! A DropTail FIFO that keeps a table of the TCP flows it forwards and, on every arriving
 //! packet that asks for a command (I4/I5, or an I6 an earlier router set), writes the command

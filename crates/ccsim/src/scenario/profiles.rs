@@ -30,7 +30,7 @@
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
 //!
-//! Sources: `../shared/spec/algorithms.md` §1.5–1.8 and §13.2; §4–7 and §13.3 for the
+//! Sources: `docs/algorithms.md` §1.5–1.8 and §13.2; §4–7 and §13.3 for the
 //! congestion-control rows, whose defaults each algorithm's `build(profile)` applies (`tcp/cc/`).
 
 use super::schema::{InitialWindow, TcpSpec};

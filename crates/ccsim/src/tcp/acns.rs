@@ -1,5 +1,5 @@
-//! ACNS at the endpoints — Olšovský 2014 §3.2–3.3 and §4.2 (seed paper 000; decisions in
-//! `../shared/seeds/README.md`; header codes and Eq. 5 in `crate::acns`). ACNS works with any
+//! ACNS at the endpoints — Olšovský 2014 §3.2–3.3 and §4.2 (decisions in
+//! `docs/design.md`; header codes and Eq. 5 in `crate::acns`). ACNS works with any
 //! TCP variant, so it lives in the sender, around the congestion control, not in `cc/`.
 //!
 //! Negotiation (§4.2.3): the SYN carries ECE, CWR and CMT; a receiver that supports ACNS

@@ -1,4 +1,4 @@
-//! ECN end to end — RFC 3168 §6.1 (`../shared/spec/algorithms.md` §1.9).
+//! ECN end to end — RFC 3168 §6.1 (`docs/algorithms.md` §1.9).
 //!
 //! Negotiation (§6.1.1): the SYN carries ECE and CWR; an ECN-capable receiver answers with ECE
 //! (not CWR) on the SYN-ACK; anything else leaves ECN off on both ends. Without a handshake

@@ -1,6 +1,6 @@
 //! RED — Floyd & Jacobson, "Random Early Detection Gateways for Congestion Avoidance"
-//! (IEEE/ACM ToN 1993), as ns-2.35 implements it (`queue/red.cc`; `../shared/spec/algorithms.md`
-//! §10), because the seed papers used ns-2.
+//! (IEEE/ACM ToN 1993), as ns-2.35 implements it (`queue/red.cc`; `docs/algorithms.md`
+//! §10), because the papers this project reproduces used ns-2.
 //!
 //! Per arrival (ns-2 `REDQueue::enque`, spec §10.4):
 //! 1. If the queue went idle (the transmitter found it empty), pretend `m = int(ptc·idle)`

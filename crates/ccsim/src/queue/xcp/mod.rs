@@ -1,6 +1,6 @@
 //! XCP router — Katabi, Handley & Rohrs, "Congestion Control for High Bandwidth-Delay Product
-//! Networks", SIGCOMM 2002 (`../shared/spec/algorithms.md` §11), with the window-adjustment
-//! congestion bit of Sheela & Raja as an option (`../shared/seeds/README.md`, paper 004).
+//! Networks", SIGCOMM 2002 (`docs/algorithms.md` §11), with the window-adjustment
+//! congestion bit of Sheela & Raja as an option (`docs/design.md`).
 //!
 //! A FIFO (DropTail) whose departing XCP packets get their feedback header rewritten. Once per
 //! control interval `d` (the flows' average RTT):

@@ -1,5 +1,5 @@
 //! NDCA-TCP — Park et al., "Network Dependent Congestion Avoidance TCP", the pseudo-code of
-//! its Fig. 4 (`../shared/seeds/003_b86cc00f3990c89f.txt`), built on Reno as the paper's ns-2
+//! its Fig. 4, built on Reno as the paper's ns-2
 //! code was.
 //!
 //! Every `max(1, ⌊cwnd/N⌋)` ACKs the sender updates a bandwidth estimate (TCP-Jersey's, eqs.
@@ -10,7 +10,7 @@
 //! (interval D). After triple duplicate ACKs the window halves and the estimate restarts from
 //! zero, so slow start resumes up to the newly measured threshold.
 //!
-//! Choices where the paper is silent (see `../shared/seeds/README.md`):
+//! Choices where the paper is silent (see `docs/design.md`):
 //! - The hold ("BW == maxBW" in Fig. 4) starts when the RTT exceeds α·BaseRTT (α 1.2) and ends
 //!   when a smaller BaseRTT is measured or at a loss (§3.4). "The RTT" is the smallest sample of
 //!   a round (as Vegas measures), so a single sample stretched by a delayed ACK does not stop

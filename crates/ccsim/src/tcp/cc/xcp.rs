@@ -1,6 +1,6 @@
-//! The XCP sender — Katabi, Handley & Rohrs, SIGCOMM 2002 §3.2 (`../shared/spec/algorithms.md`
-//! §11.1), with Sheela & Raja's window adjustment as an option (`../shared/seeds/README.md`,
-//! paper 004).
+//! The XCP sender — Katabi, Handley & Rohrs, SIGCOMM 2002 §3.2 (`docs/algorithms.md`
+//! §11.1), with Sheela & Raja's window adjustment as an option (`docs/design.md`,
+//! on the XCP window-adjustment paper).
 //!
 //! The sender stamps every data segment with its window, its RTT estimate and an unbounded
 //! desired increase (`tcp/sender.rs`); routers lower the feedback to what their controllers

@@ -1,5 +1,5 @@
 //! Advanced Slow Start — Petrov & Janevski, "Novel Slow Start Algorithm" (2013), §3,
-//! algorithms 2–4, with the decrease factors of its §5 as `../shared/seeds/README.md` fixes
+//! algorithms 2–4, with the decrease factors of its §5 as `docs/design.md` fixes
 //! them. Algorithm 1 of the paper is classic slow start (with Limited Slow-Start).
 //!
 //! | algorithm | +3 (÷4) | +2 (÷3) | +1 (÷2)   | +0.5 (÷2) | from max_ssthresh (100) |
