@@ -121,6 +121,24 @@ def test_dask_without_dask_says_what_to_install(tmp_path, monkeypatch, capsys):
     assert "pip install 'ccsim[dask]'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "address, why",
+    [
+        ("notanaddress", "the port is missing"),
+        ("127.0.0.1", "the port is missing"),
+        ("tcp://10.0.0.5:99999", "the port must be 1 to 65535"),
+        ("http://10.0.0.5:8786", "it is not a scheduler address"),
+    ],
+)
+def test_malformed_dask_address_is_named_with_the_accepted_form(tmp_path, capsys, address, why):
+    assert main(["sweep", str(grid(tmp_path)), "--dask", address]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: --dask: {address!r}: {why}; expected tcp://host:port or host:port "
+        "(a running scheduler's address, e.g. tcp://10.0.0.5:8786)\n"
+    )
+
+
 def test_workers_with_dask_is_refused(tmp_path, capsys):
     path = grid(tmp_path)
     assert main(["sweep", str(path), "--dask", "tcp://127.0.0.1:8786", "--workers", "2"]) == 2

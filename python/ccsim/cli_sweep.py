@@ -3,12 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 EXIT_FAILED_POINTS = 1  # the sweep ran, but some points failed or did not run
 EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM  # as a shell reports a process stopped by SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (``kill``, a batch scheduler's time limit): handled as Ctrl-C is, so the
+    pool's workers are stopped and the finished points kept, instead of dying at once and
+    leaving the workers running."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While the sweep runs, SIGTERM raises :class:`Terminated` in the main thread. A second
+    SIGTERM during the clean-up kills at once (the default action); the workers then exit by
+    themselves when they see their parent gone (``sweep_exec._exit_with_parent``)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def sweep_dir(name: str) -> Path:
@@ -32,28 +63,33 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 2
     try:
         cluster = DaskCluster.connect(args.dask) if args.dask else None
+    except ValueError as e:  # a malformed address; see sweep_exec.check_address
+        print(f"error: --dask: {e}", file=sys.stderr)
+        return 2
     except (OSError, TimeoutError) as e:
         print(f"error: cannot reach the Dask scheduler at {args.dask}: {e}", file=sys.stderr)
         return EXIT_FAILED_POINTS
     out = Path(args.output) if args.output else sweep_dir(spec.name or Path(args.file).stem)
     try:
-        outcome = execute(
-            spec,
-            overrides=overrides,
-            output=out,
-            workers=args.workers,
-            client=cluster.client if cluster else None,
-            force=args.force,
-            progress=not args.quiet,
-            dry_run=args.dry_run,
-        )
-    except KeyboardInterrupt:
+        with _sigterm_as_interrupt():
+            outcome = execute(
+                spec,
+                overrides=overrides,
+                output=out,
+                workers=args.workers,
+                client=cluster.client if cluster else None,
+                force=args.force,
+                progress=not args.quiet,
+                dry_run=args.dry_run,
+            )
+    except KeyboardInterrupt as e:
+        how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         print(
-            f"interrupted: the finished points are kept in {out}; run the same command to "
+            f"{how}: the finished points are kept in {out}; run the same command to "
             "compute the rest",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if isinstance(e, Terminated) else EXIT_INTERRUPTED
     finally:
         if cluster is not None:
             cluster.client.close()

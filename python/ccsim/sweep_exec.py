@@ -12,8 +12,11 @@ import contextlib
 import json
 import multiprocessing
 import os
+import re
+import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator
@@ -28,8 +31,70 @@ DASK_MISSING = (
 )
 
 
+# How often a pool worker checks that the process that started it is still there. A worker
+# whose parent was killed (SIGKILL, an out-of-memory kill, a batch job's end) exits within
+# about this long instead of running on, holding the caller's pipes open.
+PARENT_POLL_S = 0.5
+
+# `ccsim sweep --dask ADDRESS`: what distributed.Client accepts for a running scheduler, as
+# dask-jobqueue's `cluster.scheduler_address` prints it (tcp://10.1.2.3:8786), or without the
+# protocol (tcp is then assumed). IPv6 hosts go in brackets.
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):([0-9]{1,5})$")
+
+
 class WorkerDied(RuntimeError):
     """A pool worker process died (killed, or crashed); its point and the pool are lost."""
+
+
+def check_address(address: str) -> str:
+    """``address`` if it names a Dask scheduler as ``tcp://host:port`` or ``host:port``;
+    otherwise ``ValueError`` saying what is accepted (distributed raises a bare error from deep
+    inside its address parsing)."""
+    m = _ADDRESS.match(address.strip())
+    if m is not None and 1 <= int(m.group(2)) <= 65535:
+        return address.strip()
+    if m is not None:
+        why = "the port must be 1 to 65535"
+    elif _ADDRESS.match(address.strip() + ":1"):
+        why = "the port is missing"
+    else:
+        why = "it is not a scheduler address"
+    raise ValueError(
+        f"{address!r}: {why}; expected tcp://host:port or host:port "
+        "(a running scheduler's address, e.g. tcp://10.0.0.5:8786)"
+    )
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A pool worker's initializer: exit as soon as the parent process is gone.
+
+    A worker blocks on its task queue, or computes a point for minutes, and never learns that
+    the parent died: the queue's pipe stays open (every worker holds both ends), so it would
+    run on, an orphan holding the caller's stdout and stderr open. On Linux the kernel kills it
+    when the parent dies (``PR_SET_PDEATHSIG``, prctl(2)); everywhere a daemon thread polls
+    ``os.getppid()``, which changes when an orphan is adopted (the core releases the GIL while
+    it simulates, so the thread runs during a point). The resource tracker then sees its pipe
+    close and exits too.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            pr_set_pdeathsig = 1  # <linux/prctl.h>
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl here: the thread below suffices
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    # Checked once here too: the parent may have died before prctl took effect.
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, name="ccsim-parent-watch", daemon=True).start()
 
 
 def run_point(text: str) -> dict[str, Any]:
@@ -125,7 +190,12 @@ class LocalPool:
 
     def __enter__(self) -> LocalPool:
         ctx = multiprocessing.get_context("spawn")
-        self._ex = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        self._ex = ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=ctx,
+            initializer=_exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         return self
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
@@ -190,7 +260,9 @@ class DaskCluster:
 
     @classmethod
     def connect(cls, address: str) -> DaskCluster:
-        """A client of the scheduler at ``address`` (``tcp://host:8786``)."""
+        """A client of the scheduler at ``address`` (``tcp://host:8786``); ``ValueError`` for
+        an address that is not of that form."""
+        address = check_address(address)
         try:
             import distributed
         except ImportError as e:
