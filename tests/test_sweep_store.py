@@ -119,3 +119,24 @@ def test_manifest(tmp_path):
     store.create()
     store.write_manifest({"name": "s", "points": [{"point": 0, "key": "k"}]})
     assert json.loads((tmp_path / "sweep.json").read_text())["name"] == "s"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("umask", [0o022, 0o007], ids=["umask022", "umask007"])
+def test_point_files_follow_the_umask_like_the_summaries(tmp_path, umask):
+    # Collaborators on a shared cluster directory read every file a sweep writes, not only the
+    # summaries: each is 0666 less the umask, as open() makes any new file.
+    previous = os.umask(umask)
+    try:
+        store = Store(tmp_path)
+        store.create()
+        store.write_manifest({"name": "s", "points": []})
+        store.save_ok("k1", {"status": "ok"}, *frames())
+        store.save_failed("k2", {"status": "failed", "error": "boom"})
+        frames()[0].to_parquet(tmp_path / "summary.parquet")  # as save_tables writes it
+    finally:
+        os.umask(previous)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) == 7
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in files}
+    assert modes == dict.fromkeys(modes, 0o666 & ~umask)

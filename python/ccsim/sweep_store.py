@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +65,27 @@ def point_key(text: str, version: str) -> str:
     return h.hexdigest()
 
 
+def _temporary(path: Path) -> str:
+    """A new empty file beside ``path``, with the permissions of any file the user creates.
+
+    Not ``tempfile.mkstemp``: it makes the file 0600 whatever the umask, and the rename keeps
+    that mode, so collaborators sharing a sweep directory could read its summaries but not
+    its points. ``O_EXCL`` with a random name is how mkstemp avoids collisions too.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            os.close(os.open(tmp, flags, 0o666))  # 0o666 less the umask, as open() does
+        except FileExistsError:
+            continue
+        return str(tmp)
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 def _atomic(path: Path, write) -> None:
     """Calls ``write(tmp_path)``, then renames the temporary file to ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    tmp = _temporary(path)
     try:
         write(tmp)
         os.replace(tmp, path)
