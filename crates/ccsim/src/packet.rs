@@ -94,10 +94,9 @@ pub struct XcpHeader {
 /// A packet's headers. 96 bytes, aligned to 32 so that every packet in the arena lies in
 /// exactly two cache lines (at the 8 bytes of its fields' own alignment, one in two packets
 /// crossed three). With thousands of flows a packet has left the cache by the time it is
-/// delivered, and each line read is a wait for memory: the alignment measured 1.08–1.11× on
-/// 1,000 flows (docs/performance.md, 0.6.5). The fields are in a fixed order, what every
-/// packet needs first and the SACK blocks, which only ACKs carry, last: a data packet that
-/// starts a line is read in that line alone.
+/// delivered, and each line read is a wait for memory (docs/performance.md, 0.6.5). The
+/// fields are in a fixed order, what every packet needs first and the SACK blocks, which only
+/// ACKs carry, last: a data packet that starts a line is read in that line alone.
 #[derive(Clone, Debug)]
 #[repr(C, align(32))]
 pub struct Packet {
@@ -208,7 +207,8 @@ impl PacketArena {
     /// Moves the last packet of `from` (not empty) into a free slot, from the one straight to
     /// the other. Taken out first (`pop`), it would be a value on the stack, and a packet,
     /// aligned to 32, makes a function that holds one realign its stack: in the profile-guided
-    /// build, where the sending is inlined into the delivery, that cost H, a and b 3–4 %.
+    /// build, where the sending is inlined into the delivery, every delivery would pay for it
+    /// (docs/performance.md, 0.6.5).
     #[inline]
     pub fn alloc_last(&mut self, from: &mut Vec<Packet>) -> PktId {
         let Some(i) = self.free.pop() else {

@@ -4,8 +4,8 @@
 //! then a hash of the time and the index (the per-instant shuffle), then the index. Where
 //! sources send in step (constant-rate sources started on a grid), dozens to hundreds of events
 //! share an instant, in the wheel's tick (`wheel.rs`) and again as their packets merge into a
-//! link (`net/inbound.rs`); a comparison sort of each took about 100 and 150 instructions a
-//! packet with 1,000 such sources. Keys that share their time and kind differ first in the
+//! link (`net/inbound.rs`); a comparison sort of each costs O(log n) comparisons a packet
+//! (docs/performance.md, 0.6.6). Keys that share their time and kind differ first in the
 //! shuffle, which is evenly spread: dealt into about one bucket per key by its top bits, they
 //! are in order bucket by bucket, and an insertion pass puts each bucket's few in order. The
 //! result is a comparison sort's: keys in the queue are distinct, and equal ones would be the

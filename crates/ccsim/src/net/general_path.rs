@@ -58,7 +58,8 @@ pub struct General {
 /// direction is fed), and the packets it handed on since the simulation last took them.
 pub(super) struct HandOn {
     /// One bit per destination node up to the highest: every departure asks, and a bottleneck
-    /// of many flows has as many destinations (a binary search was 6 % of CoDel's `cC`).
+    /// of many flows has as many destinations, too many to search at every departure
+    /// (docs/performance.md, 0.4.8).
     dsts: Box<[u64]>,
     pub(super) out: Vec<(SimTime, Transit)>,
 }
@@ -231,7 +232,7 @@ impl General {
     }
 
     /// Starts serialising the next packet at `now`, if the queue has one. Inline in its two
-    /// callers: once per packet, and its call cost 1.5 % of CoDel's `cC` in instructions.
+    /// callers, as it runs once per packet (docs/performance.md, 0.4.8).
     #[inline(always)]
     fn start_next(
         &mut self,

@@ -38,9 +38,9 @@ pub type Taken = (SimTime, Transit, Opt<u32>);
 /// Marks in `Item::feeder`'s top bits, set while the run's last tie group is unsorted: on the
 /// group's last packet (which a push reads anyway, as the run's back) and on the packet just
 /// before the group (which a take has in hand as it reaches the group). So neither looks
-/// elsewhere to learn that it must sort the group (a check per push and take that read the
-/// boxed state measured 0.97–0.98× with thousands of flows, where a bottleneck's heap is in
-/// use).
+/// elsewhere to learn that it must sort the group: with thousands of flows, where a
+/// bottleneck's heap is in use, the boxed state has left the cache
+/// (docs/performance-history.md, 0.6.4).
 const GROUP_ENDS: u32 = 1 << 31;
 const GROUP_NEXT: u32 = 1 << 30;
 const FEEDER: u32 = GROUP_NEXT - 1;
@@ -139,8 +139,7 @@ impl Inbound {
     /// Adds a packet reaching the node at `at` over direction `feeder`, handed on to `then`
     /// after this direction. Returns whether it is now the first to reach the node. Inlined
     /// into the express direction's push, which runs for nearly every packet at a merge (left
-    /// to the compiler, it stops inlining it once a second caller exists: +3 % instructions on
-    /// H).
+    /// to the compiler, it stops inlining it once a second caller exists).
     #[inline(always)]
     pub fn push(&mut self, at: SimTime, feeder: u32, t: Transit, then: Opt<u32>) -> bool {
         debug_assert!(feeder <= FEEDER, "a direction's index in 30 bits");

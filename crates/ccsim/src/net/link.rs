@@ -152,8 +152,7 @@ enum Path {
 /// loss and RED's gate, boxed since most directions have neither), the express line with the
 /// counters an offer updates the next three (`ExpressLine`). Left to its own order the compiler spread
 /// an offer over about nine lines, which with thousands of flows were mostly misses. Four lines in
-/// all (256 bytes; 576 with the counters, loss model and name inline in 0.4.3) keep 10,000 flows'
-/// links in 10.2 MB (docs/performance.md).
+/// all (256 bytes) keep 10,000 flows' links in 10.2 MB (docs/performance.md).
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Time of the pending arrival event, if one is scheduled.
@@ -170,8 +169,8 @@ pub struct LinkDir {
     /// as it offers it (express path; a general one hands on as packets leave, `net/general_path.rs`).
     pub feeds: bool,
     /// Whether an express offer consults `rare`: the wire can lose a packet, or RED decides
-    /// (`gated`). One byte, because every offer tests it: testing the pointer instead took
-    /// 15 M more instructions on H (0.4 %), and a byte for each of the two 24 M more.
+    /// (`gated`). One byte, because every offer tests it: one byte measured cheaper than testing
+    /// the pointer, or a byte for each of the two (docs/performance-history.md).
     rare_on_offer: bool,
     /// Whether RED decides on each arrival before the express line takes it (`rare`).
     gated: bool,

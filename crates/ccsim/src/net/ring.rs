@@ -3,8 +3,7 @@
 //!
 //! `VecDeque` wraps its indices by comparison and keeps a capacity apart from its buffer; here
 //! the capacity is a power of two and the ends are running counts, so an index is one mask and
-//! pushing or taking one increment. Per push and take that is about half the instructions
-//! (docs/performance.md).
+//! pushing or taking one increment (docs/performance-history.md, 0.4.2).
 
 /// Items at positions `head..tail` (running counts, wrapping), item `p` in
 /// `slots[p & (len - 1)]`. The counts are 32 bits and the slots a boxed slice, so that a ring

@@ -7,9 +7,8 @@
 //! whose `r` becomes a `d`.
 //!
 //! Wrapping keeps the link's own paths as they are: an untraced direction tests nothing for
-//! tracing (the dispatch on the discipline was there already; its one more arm costs the
-//! general path about 0.5 % of its instructions on CoDel's `cC`, and express directions
-//! nothing).
+//! tracing (the dispatch on the discipline was there already and only gains an arm, and
+//! express directions pay nothing: docs/performance-history.md, 0.6.0).
 
 use super::{acns, Queue, QueueCtx, QueueDiscipline, Verdict};
 use crate::net::packet_log::{DropCause, PacketEvent, PacketLog};
@@ -19,7 +18,7 @@ use crate::time::{Rate, SimTime};
 pub struct Traced {
     /// Behind a pointer to the trait, not the `Queue` enum: a call from `Queue`'s dispatch back
     /// into it would make that dispatch recursive, and the compiler then stops inlining it into
-    /// the link's hot path (3 % more instructions on CoDel's `cC` for untraced runs).
+    /// the link's hot path, for untraced runs too.
     inner: Box<dyn QueueDiscipline + Send + Sync>,
     /// The link's rate and delay, for each packet's arrival at the far node.
     rate: Rate,

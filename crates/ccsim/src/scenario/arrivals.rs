@@ -275,7 +275,7 @@ pub fn transfers(
         )
     };
     // Far more than may start — ten standard deviations of the Poisson count over the room
-    // left — refused before drawing them (a million transfers take a second and 200 MB).
+    // left — refused before drawing them: each would take time and memory.
     let room_f = room as f64;
     if rate * (stop - start).as_secs_f64() > room_f + 10.0 * room_f.sqrt() + 10.0 {
         return Err(too_many());

@@ -5,8 +5,7 @@
 //! the packet will reach the far node. Where that node is one endpoint's host and nothing else
 //! — a dumbbell's TCP receiver or sender, or UDP sink, behind its access link — the endpoint's
 //! handling of the packet can be done there and then, for that time, instead of by an arrival
-//! event: the event costs more than the handling (a quarter of scenario H's work per data
-//! packet; for a UDP flow, half its events).
+//! event: the event costs more than the handling (docs/performance.md, 0.4.7).
 //!
 //! Doing it early gives the same results because nothing sees the endpoint, or what it sends,
 //! before the packet's time:
@@ -35,7 +34,7 @@
 //! Between events, where no endpoint is sending, `take_deferred` hands them over in the order
 //! they came, each endpoint's in the order its one direction brought them; those that this
 //! hands over in turn join the queue. The call depth stays one, and a one-flow path takes no
-//! event per round trip (scenario a: 0.53 events per delivered packet before, 0.00 now). The
+//! event per round trip (docs/performance-history.md, 0.6.1). The
 //! queue stops at the first packet due after the current step of `run_until`, so that a step
 //! still returns on time (the Python runner's progress and Ctrl-C); the next step goes on
 //! from there, before its first event.
@@ -52,8 +51,8 @@ use crate::time::{OptTime, SimTime};
 
 /// A packet handed to its endpoint early (`deliver_early`), or waiting to be (`deferred`):
 /// the direction it came over, the packet, its time of arrival, and its flow and kind, read
-/// once as it is handed over, while the packet is in the cache (read again as it was taken
-/// from the queue, they cost scenario a 1 % more instructions).
+/// once as it is handed over, while the packet is in the cache (by the time it is taken from
+/// the queue, it may have left).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Handover {
     d: u32,
@@ -191,7 +190,7 @@ impl Simulation {
     fn catch_up(&mut self, i: usize, to_sender: bool, ev: Event, at: SimTime) {
         // Usually the timer and the stop lie beyond `at`, which the times alone tell; the
         // keys, which order events within an instant, are needed only where one might not
-        // (out of line: computed up front, they cost every hand-over 50 instructions).
+        // (out of line, so that a hand-over that needs none does not compute them).
         if self.due_by(i, to_sender, at).is_some() {
             self.catch_up_due(i, to_sender, ev, at);
         }

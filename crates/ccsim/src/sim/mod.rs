@@ -525,8 +525,9 @@ impl Simulation {
     /// after position `base`, over its first hop (`first_hops`). Those before it are an outer
     /// call's, still to be sent: sending may hand a packet to another endpoint early
     /// (`sim/handover.rs`), which sends from within this call, above the outer's. The packets are
-    /// reversed and popped, so that nothing else moves: swapping in a spare buffer, as before,
-    /// cost more than the sending on scenario a (whose flushes send 0–3).
+    /// reversed and popped, so that nothing else moves: swapping a spare buffer in and out
+    /// would cost more than sending the few packets a flush usually holds
+    /// (docs/performance-history.md, 0.6.2).
     fn flush(&mut self, i: usize, sender: bool, base: usize) {
         if self.out.len() > base + 1 {
             self.out[base..].reverse();

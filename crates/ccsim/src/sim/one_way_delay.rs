@@ -2,8 +2,8 @@
 
 use crate::time::SimTime;
 
-/// One-way delays summed in whole nanoseconds, exactly: a conversion to seconds per
-/// delivered packet, with its division, cost 2-3 % of a run (docs/performance.md).
+/// One-way delays summed in whole nanoseconds, exactly, and converted to seconds once at the
+/// end rather than with a division per delivered packet (docs/performance.md).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Owd {
     sum: u128,

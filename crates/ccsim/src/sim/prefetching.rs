@@ -21,9 +21,9 @@
 //! the receiver's ACKs.
 //!
 //! Where the state of the links and flows fits a core's own caches, as with tens of flows, it
-//! stays there and prefetching would only add instructions (about 9 % on scenario H): the
-//! simulation prefetches only where that state outgrows `PREFETCH_ABOVE`, or from the moment
-//! the packets in flight would push a smaller one out (`prefetch_from`).
+//! stays there and prefetching would only add instructions: the simulation prefetches only
+//! where that state outgrows `PREFETCH_ABOVE`, or from the moment the packets in flight would
+//! push a smaller one out (`prefetch_from`).
 //!
 //! A direction on the general path (any discipline but DropTail and RED, `net/general_path.rs`)
 //! learns where a packet goes only as it leaves the transmitter. While it takes packets in, it
@@ -49,9 +49,8 @@ const PREFETCH_ABOVE: usize = 1 << 20;
 /// Below `PREFETCH_ABOVE`, link and flow state from which the packets in flight can push it
 /// out of the cache: where it and the arena's packets together outgrow `PREFETCH_WITH`.
 /// About 75 dumbbell flows. Fewer flows' state is read so often that it stays in the cache
-/// whatever passes through (one flow with 58 k packets in flight ran 0.90× with prefetching,
-/// ten 1.04×, a hundred 1.12×: docs/performance.md, 0.6.5); more, with few packets in
-/// flight, stays too (scenario c, a hundred flows and 6 k packets: 0.95×).
+/// whatever passes through; more, with few packets in flight, stays too
+/// (docs/performance.md, 0.6.5).
 const PREFETCH_STATE: usize = 1 << 17;
 const PREFETCH_WITH: usize = 2 << 20;
 

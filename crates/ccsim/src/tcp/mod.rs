@@ -42,10 +42,9 @@ pub struct Io<'a> {
 
 impl Io<'_> {
     /// Sends `p`, returned where it now lies in `out` for the endpoint to fill in. Filled in
-    /// on the stack and then moved, the move's wide loads read its fields right after their
-    /// narrow stores, which `perf` sampled as the costliest instruction on scenario a (a store
-    /// that cannot be forwarded); filled in place, a takes 0.5 % fewer instructions and runs
-    /// 1.02× faster (docs/performance.md, 0.6.2).
+    /// on the stack and then moved, the move's wide loads would read its fields right after
+    /// their narrow stores, which the processor cannot forward to a wider load, so the move
+    /// would wait for them (docs/performance-history.md, 0.6.2).
     #[inline(always)]
     pub fn send(&mut self, p: Packet) -> &mut Packet {
         self.out.push(p);

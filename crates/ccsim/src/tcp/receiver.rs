@@ -48,9 +48,8 @@ pub struct Receiver {
 struct Rare {
     /// Out-of-order data above `rcv_nxt`: sorted, disjoint, non-adjacent `[start, end)`
     /// blocks. A deque, because filling the first hole takes blocks off the front: a loss burst
-    /// in a window of thousands of segments leaves hundreds of blocks, and shifting them all
-    /// (or scanning them all for each arriving segment, as this did until 0.4.8) took a fifth
-    /// of the instructions of ten CUBIC flows at 10 Gb/s.
+    /// in a window of thousands of segments leaves hundreds of blocks, too many to shift, or to
+    /// scan for each arriving segment (docs/performance.md, 0.4.8).
     ooo: VecDeque<(u64, u64)>,
     /// Blocks in the order they were last reported (RFC 2018 §4).
     recent: Vec<(u64, u64)>,
@@ -190,8 +189,7 @@ impl Receiver {
         let (a, b) = if lo < hi {
             let merged = (h.ooo[lo].0.min(s), h.ooo[hi - 1].1.max(e));
             h.ooo[lo] = merged;
-            // Mostly the segment extends one block: an empty drain still costs a few dozen
-            // instructions.
+            // Mostly the segment extends one block, and even an empty drain is not free.
             if hi > lo + 1 {
                 h.ooo.drain(lo + 1..hi);
             }

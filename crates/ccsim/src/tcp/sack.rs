@@ -4,9 +4,8 @@
 //! holds when at least DupThresh SACKed segments lie above s (both of the RFC's conditions
 //! reduce to this for full-sized segments). The boundary below which every un-SACKed segment is
 //! lost, and the pipe, come from counts kept as segments are SACKed and acknowledged
-//! ([`Board`]), so each ACK costs O(1) for them rather than a scan of the whole window — which
-//! made a recovery O(W²) and a 10 Gb/s flow with a 40,000-segment window spend two thirds of
-//! its time there (docs/performance.md).
+//! ([`Board`]), so each ACK costs O(1) for them rather than a scan of the whole window, which
+//! would make a recovery O(W²) (docs/performance.md).
 
 use std::collections::VecDeque;
 
@@ -19,8 +18,8 @@ use super::Io;
 /// `ranges` holds the SACKed segments as sorted, disjoint, non-adjacent `[start, end)` runs,
 /// so that a SACK block marks only the segments it newly covers and NextSeg finds the next
 /// un-SACKed segment by stepping over runs, not segments. A deque, because cumulative ACKs take
-/// runs off the front: with hundreds of runs after a loss burst, shifting the rest down each
-/// time cost as many instructions as the rest of the ACK (until 0.4.8).
+/// runs off the front: with hundreds of runs after a loss burst, a vector would shift the rest
+/// down each time (docs/performance.md, 0.4.8).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Board {
     /// Counts of segments in one window: 32 bits (2^32 segments' records alone would take 64
@@ -84,7 +83,7 @@ impl Board {
     /// SND.UNA moved to `una`: runs below it go.
     fn acked_to(&mut self, una: u64) {
         let drop = self.ranges.partition_point(|r| r.1 <= una);
-        // Most ACKs take no run off: an empty drain still costs a few dozen instructions.
+        // Most ACKs take no run off, and even an empty drain is not free.
         if drop > 0 {
             self.ranges.drain(..drop);
         }

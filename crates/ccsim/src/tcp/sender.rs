@@ -291,8 +291,8 @@ impl Sender {
         match self.size.get() {
             Some(b) if ack >= b => b.div_ceil(mss),
             // Nearly every ACK covers none, one or two whole segments past SND.UNA: found so,
-            // without the 64-bit division, whose latency held up every ACK (7 % of the time
-            // `perf` sampled in `on_ack` on b).
+            // without the 64-bit division, whose latency would hold up every ACK
+            // (docs/performance-history.md, 0.6.1).
             _ if ack == una_bytes => self.una,
             _ if ack == una_bytes + mss => self.una + 1,
             _ if ack == una_bytes + 2 * mss => self.una + 2,
@@ -474,8 +474,7 @@ impl Sender {
     /// Stamps the segment just sent by an XCP flow (`cc/xcp.rs`) with its congestion header:
     /// the window in bytes on the wire, the RTT estimate (0 before a sample) and an unbounded
     /// desired increase for the routers to lower (Katabi et al. 2002 §3.1–3.2). Out of line
-    /// and after the send, so that other flows pay only the test of the algorithm's tag: built
-    /// into the packet before it, it cost every segment 20 instructions on H.
+    /// and after the send, so that other flows pay only the test of the algorithm's tag.
     #[inline(never)]
     fn stamp_xcp(&self, io: &mut Io) {
         if let Some(p) = io.out.last_mut() {
@@ -553,7 +552,7 @@ impl Sender {
             self.rtt_sample(r, io);
         }
         self.board_acked(acked);
-        // One or two segments an ACK, as a rule: popped, they cost a tenth of a `drain`.
+        // One or two segments an ACK, as a rule: popping them is cheaper than a `drain`.
         for _ in 0..acked {
             self.segs.pop_front();
         }

@@ -18,8 +18,8 @@
 //! line's event (handed on or over at once, or lost), takes no slot: nothing on the line waits
 //! for it, and a reading needs only its departure and size (`bare_done`, `bare_size`).
 //! Directions that never queue — an access link at ten times its flow's bottleneck rate, in
-//! both directions — then never write their ring, which with thousands of flows was a cache
-//! miss per packet and hop (docs/performance.md, 0.6.3).
+//! both directions — then never write their ring, which with thousands of flows would be a
+//! cache miss per packet and hop (docs/performance-history.md, 0.6.3).
 //!
 //! Whether the wire loses a packet is drawn when it is accepted, for the time it will leave
 //! the transmitter: the loss model sees the same packets in the same order with the same
@@ -390,9 +390,8 @@ impl ExpressLine {
     /// `advance(now)`: with every packet started, it would leave nothing waiting, and the
     /// sojourn it notes is this packet's, none.
     ///
-    /// Handed-on and delivered packets at access links nearly all come this way, inlined into
-    /// the caller: through `offer`, which is not, scenarios a and H took 3 and 4 % more
-    /// instructions.
+    /// Handed-on and delivered packets at access links nearly all come this way, so it is
+    /// inlined into the caller, which `offer` is not (docs/performance-history.md, 0.6.3).
     #[inline(always)]
     pub fn offer_bare(
         &mut self,

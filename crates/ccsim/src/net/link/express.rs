@@ -33,7 +33,8 @@ impl LinkDir {
     /// Offers a packet to the express line at `now`: brings the line up to `now`, and queues
     /// the packet (to arrive here, or to be handed on or over, as `hand` says) or drops it.
     /// Borrows the direction's fields one by one (no `Wire`): this runs for every packet at
-    /// every hop. Inlined always into its callers, it took 5 % more instructions on a and H.
+    /// every hop. `#[inline]`, not always: forced into every caller, it cost more instructions
+    /// than the call it saves (docs/performance-history.md).
     #[inline]
     pub(super) fn enqueue_express(
         &mut self,
