@@ -127,3 +127,32 @@ def test_parse_sets():
         "d": [1, 2],
         "e": "x=y",
     }
+
+
+def test_set_splits_at_the_first_equals_outside_brackets(fake_core, scenario_file, tmp_path):
+    # issue 33, defect 1: the README's own filter, `flows[kind=tcp].tcp.cc=reno`, was split at
+    # the `=` inside the brackets.
+    assert parse_sets(["flows[kind=tcp].tcp.cc=reno", "flows[name=a=b].start=x=1"]) == {
+        "flows[kind=tcp].tcp.cc": "reno",
+        "flows[name=a=b].start": "x=1",
+    }
+    out = tmp_path / "o"
+    argv = ["run", str(scenario_file), "-o", str(out), "-q", "--no-figures"]
+    assert main([*argv, "--set", "flows[kind=tcp].tcp.cc=reno"]) == 0
+    assert json.loads((out / "scenario.json").read_text())["flows"][0]["tcp"] == {"cc": "reno"}
+    assert main(["validate", str(scenario_file), "--set", "flows[kind=tcp].start=1"]) == 0
+
+
+def test_set_without_a_value_outside_brackets(fake_core, capsys):
+    # Every `=` is inside the brackets: no value was given.
+    assert main(["run", "--set", "flows[kind=tcp].tcp.cc"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --set: expected PATH=VALUE") and "flows[kind=tcp]" in err
+
+
+def test_sweep_set_with_a_filter(fake_core, scenario_file, tmp_path, capsys):
+    sweep = tmp_path / "grid.toml"
+    sweep.write_text(f'[sweep]\nbase = "{scenario_file}"\n[sweep.axes]\nduration = [2, 3]\n')
+    argv = ["sweep", str(sweep), "-o", str(tmp_path / "out"), "--dry-run"]
+    assert main([*argv, "--set", "flows[kind=tcp].tcp.cc=reno"]) == 0
+    assert capsys.readouterr().out.startswith("ok: 2 valid points")

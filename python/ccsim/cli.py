@@ -14,7 +14,7 @@ from typing import Any
 from . import _native
 from .cli_sweep import add_sweep_parser
 from .errors import ScenarioError
-from .overrides import parse_value
+from .overrides import parse_value, split_assignment
 from .plot import FIGURE_FORMATS
 from .runner import run, validate
 from .scenario import default_scenario, load
@@ -32,11 +32,15 @@ def parse_sets(items: Sequence[str] | None) -> dict[str, Any]:
     """``["flows.tcp1.tcp.cc=cubic", ...]`` → ``{path: value}``, values via :func:`parse_value`."""
     out: dict[str, Any] = {}
     for item in items or ():
-        path, sep, text = item.partition("=")
-        if not sep or not path.strip():
+        # At the first `=` outside brackets: a filter's `=` (flows[kind=tcp]) is the path's.
+        split = split_assignment(item)
+        if split is None or not split[0].strip():
             raise ScenarioError(
-                "--set", f"expected PATH=VALUE (e.g. flows.tcp1.tcp.cc=reno), got {item!r}"
+                "--set",
+                "expected PATH=VALUE (e.g. flows.tcp1.tcp.cc=reno or "
+                f"flows[kind=tcp].tcp.cc=reno), got {item!r}",
             )
+        path, text = split
         out[path.strip()] = parse_value(text.strip())
     return out
 
@@ -114,9 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
             "--set",
             action="append",
             metavar="PATH=VALUE",
-            help="override one value, e.g. --set flows.tcp1.tcp.cc=reno or "
-            "--set topology.bottleneck.rate=20Mbps (repeatable; VALUE is TOML, "
-            "else text)",
+            help="override one value, e.g. --set flows.tcp1.tcp.cc=reno, "
+            "--set 'flows[kind=tcp].tcp.cc=reno' (every TCP flow) or "
+            "--set topology.bottleneck.rate=20Mbps (repeatable; split at the first = outside "
+            "brackets; VALUE is TOML, else text)",
         )
 
     r = sub.add_parser("run", help="run a scenario (the built-in default without FILE)")

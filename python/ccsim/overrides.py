@@ -218,6 +218,22 @@ def set_path(d: dict, path: str, value: Any) -> None:
     _set(d, parse_path(path), value, "")
 
 
+def split_assignment(item: str) -> tuple[str, str] | None:
+    """Splits ``PATH=VALUE`` at the first ``=`` outside brackets, so that a filter's own ``=``
+    stays in the path: ``"flows[kind=tcp].tcp.cc=reno"`` → ``("flows[kind=tcp].tcp.cc",
+    "reno")``. Later ``=`` belong to the value (``"name=a=b"`` → ``("name", "a=b")``).
+    Returns None when there is no ``=`` outside brackets."""
+    depth = 0
+    for i, ch in enumerate(item):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        elif ch == "=" and depth == 0:
+            return item[:i], item[i + 1 :]
+    return None
+
+
 def parse_value(text: str) -> Any:
     """Parses a command-line value: a TOML value if it is one, else the text itself.
 
