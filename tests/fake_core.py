@@ -8,6 +8,7 @@ throughput and queue series.
 from __future__ import annotations
 
 import json
+import math
 import types
 
 import numpy as np
@@ -153,20 +154,39 @@ class Simulation:
     calls: list = []
     last_json = ""
 
+    # Where finish() found the clock: the runner's chunks should have reached the end.
+    finished_from: float | None = None
+
     def __init__(self, text: str):
         self._d = _check(text)
-        self.duration = float(self._d["duration"])
-        self.now = 0.0
+        # Whole nanoseconds, as the core keeps time (SimTime), rounded to the nearest as
+        # SimTime::from_secs_f64 does: a float target can land a fraction of a ns short.
+        self._end = _ns(float(self._d["duration"]))
+        self._now = 0
         Simulation.calls = []
         Simulation.last_json = text
+        Simulation.finished_from = None
+
+    @property
+    def duration(self) -> float:
+        return self._end / 1e9
+
+    @property
+    def now(self) -> float:
+        return self._now / 1e9
 
     def run_until(self, t: float) -> None:
         Simulation.calls.append(t)
-        self.now = min(max(self.now, float(t)), self.duration)
+        self._now = min(max(self._now, _ns(float(t))), self._end)
 
     def finish(self) -> dict:
-        self.now = self.duration
+        Simulation.finished_from = self.now
+        self._now = self._end
         return synthetic_results(self._d.get("name", "scenario"), duration=self.duration)
+
+
+def _ns(seconds: float) -> int:
+    return max(0, int(math.floor(seconds * 1e9 + 0.5)))
 
 
 def make_module() -> types.ModuleType:

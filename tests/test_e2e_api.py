@@ -104,6 +104,38 @@ def test_same_seed_same_result_whatever_the_chunking():
     assert a.meta["events"] == b.meta["events"]
 
 
+def test_run_advances_in_chunks_to_the_end(monkeypatch):
+    # issue 33, defect 2: web-fct.toml's chunks stopped at 0.84 s of 2 s (the core rounds a
+    # target to whole ns) and finish() ran the rest with no progress and no Ctrl-C.
+    from pathlib import Path
+
+    from ccsim import runner
+
+    seen = {}
+
+    class Recording:
+        def __init__(self, sim):
+            self.sim, self.duration = sim, sim.duration
+
+        @property
+        def now(self):
+            return self.sim.now
+
+        def run_until(self, t):
+            self.sim.run_until(t)
+            seen.setdefault("chunks", []).append(self.sim.now)
+
+        def finish(self):
+            seen["finished_from"] = self.sim.now
+            return self.sim.finish()
+
+    make = runner._native.simulation
+    monkeypatch.setattr(runner._native, "simulation", lambda text: Recording(make(text)))
+    web = Path(__file__).resolve().parent.parent / "scenarios" / "web-fct.toml"
+    r = ccsim.run(web)
+    assert seen["finished_from"] == r.meta["duration_s"] and len(seen["chunks"]) > 3
+
+
 def test_finite_flow_over_a_chain():
     s = ccsim.Scenario(
         name="chain",

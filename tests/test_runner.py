@@ -53,6 +53,36 @@ def test_run_advances_in_chunks_to_the_end(fake_core):
     assert len(calls) > 1
 
 
+@pytest.mark.parametrize("duration", [3, 5, 10, 13.592588232, 30])
+def test_chunks_reach_the_end_although_the_core_keeps_whole_ns(fake_core, duration):
+    # issue 33, defect 2: the core rounds a target to whole ns, so it may stop a fraction of a
+    # ns short of it; the loop took that for the end and left the rest to finish(), which
+    # shows no progress and checks no signal.
+    s = ccsim.default_scenario()
+    s["duration"] = duration
+    ccsim.run(s)
+    sim = fake_core.Simulation
+    assert sim.finished_from == duration  # finish() had nothing left to run
+    assert sim.calls[-1] == duration and len(sim.calls) > 3
+
+
+def test_ctrl_c_is_honoured_until_the_end(fake_core, monkeypatch):
+    # Python raises KeyboardInterrupt between core calls; one arriving in the second half of
+    # the run must still stop it.
+    def interrupted(self, t):
+        fake_core.Simulation.calls.append(t)
+        if t > self.duration / 2:
+            raise KeyboardInterrupt
+        self._now = round(t * 1e9)
+
+    monkeypatch.setattr(fake_core.Simulation, "run_until", interrupted)
+    s = ccsim.default_scenario()
+    s["duration"] = 10
+    with pytest.raises(KeyboardInterrupt):
+        ccsim.run(s)
+    assert fake_core.Simulation.finished_from is None
+
+
 def test_core_errors_become_ccsim_errors(fake_core):
     s = ccsim.default_scenario()
     s["flows"][1]["tcp"]["recovery"] = "vegas"

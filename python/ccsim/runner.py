@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -21,6 +22,13 @@ ScenarioLike = Union[dict, str, os.PathLike, Any]  # Any: a builder with to_dict
 # progress line updates and Ctrl-C is honoured (the core releases the GIL inside run_until,
 # and Python handles signals only between calls) at negligible cost.
 CHUNK_WALL_S = 0.25
+# The smallest chunk of simulated time, so that a very short run still advances in few calls.
+MIN_CHUNK_NS = 1_000
+
+
+def _ns(seconds: float) -> int:
+    """Seconds as the core's whole nanoseconds, rounded to the nearest as SimTime does."""
+    return max(0, math.floor(seconds * 1e9 + 0.5))
 
 
 def prepare(
@@ -127,19 +135,30 @@ def run(
     stream = sys.stderr if progress and sys.stderr.isatty() else None
     bar = _Progress(stream, duration, t0)
     try:
-        step = duration / 1000.0  # first chunk: small, to measure the speed
-        while sim.now < duration:
-            target = min(duration, sim.now + step)
+        # The core keeps time in whole nanoseconds and rounds a float target to the nearest
+        # one, so the chunks are planned in integer ns: comparing floats, a target rounded
+        # down looked like the end, and finish() then ran the rest with no progress shown and
+        # no Ctrl-C honoured (issue 33).
+        end = _ns(duration)
+        now = _ns(sim.now)
+        least = max(MIN_CHUNK_NS, end // 1000)
+        step = least  # first chunk: small, to measure the speed
+        while now < end:
+            target = min(end, now + step)
             c0 = time.perf_counter()
-            sim.run_until(target)
+            # target / 1e9 rounds back to target ns (days of simulated time and more); were
+            # it a ns off, the next chunk would simply start where the core stopped.
+            sim.run_until(target / 1e9)
             spent = time.perf_counter() - c0
-            bar.update(sim.now)
+            reached = _ns(sim.now)
+            bar.update(reached / 1e9)
+            if reached <= now:  # no progress at all: leave whatever is left to finish()
+                break
+            now = reached
             # Aim the next chunk at CHUNK_WALL_S of wall time; at most quadruple per step so a
             # slow phase ahead (many flows starting) cannot make one chunk run for minutes.
             scale = CHUNK_WALL_S / spent if spent > 0 else 4.0
-            step = max(duration / 1000.0, step * min(4.0, scale))
-            if sim.now < target:  # the core stopped short of the target: nothing left to do
-                break
+            step = max(least, int(step * min(4.0, scale)))
         raw = sim.finish()
     finally:
         bar.close()
