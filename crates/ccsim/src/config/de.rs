@@ -56,7 +56,13 @@ pub(crate) struct Tagged {
     body: Value,
     named: bool,
     what: &'static str,
-    accepted: String,
+    tags: &'static [&'static str],
+}
+
+/// The kinds of a family as messages list them: `"a", "b", "c"` (built only for an error).
+fn accepted(tags: &[&str]) -> String {
+    let quoted: Vec<String> = tags.iter().map(|t| format!("\"{t}\"")).collect();
+    quoted.join(", ")
 }
 
 impl Tagged {
@@ -66,14 +72,9 @@ impl Tagged {
         d: D,
         what: &'static str,
         shorthand: bool,
-        tags: &[&str],
+        tags: &'static [&'static str],
     ) -> Result<Tagged, D::Error> {
         use serde::Deserialize;
-        let accepted = tags
-            .iter()
-            .map(|t| format!("\"{t}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
         let mut named = false;
         let mut map = match Value::deserialize(d)? {
             Value::Object(m) => m,
@@ -85,6 +86,7 @@ impl Tagged {
             }
             other => {
                 let forms = if shorthand { "a name or " } else { "" };
+                let accepted = accepted(tags);
                 return Err(de::Error::custom(format!(
                     "invalid {what} {other}: expected {forms}a table with `kind` = one of {accepted}"
                 )));
@@ -93,15 +95,17 @@ impl Tagged {
         let kind = match map.remove("kind") {
             Some(Value::String(s)) => s,
             Some(_) => {
+                let accepted = accepted(tags);
                 return Err(err_at(
                     "kind",
                     format!("expected a string naming the {what}: one of {accepted}"),
-                ))
+                ));
             }
             None => {
+                let accepted = accepted(tags);
                 return Err(de::Error::custom(format!(
                     "missing field `kind`: the {what} is one of {accepted}"
-                )))
+                )));
             }
         };
         Ok(Tagged {
@@ -109,7 +113,7 @@ impl Tagged {
             body: Value::Object(map),
             named,
             what,
-            accepted,
+            tags,
         })
     }
 
@@ -120,7 +124,7 @@ impl Tagged {
 
     /// The error for a kind that is not in the family.
     pub(crate) fn unknown<E: de::Error>(&self) -> E {
-        let (what, kind, accepted) = (self.what, &self.kind, &self.accepted);
+        let (what, kind, accepted) = (self.what, &self.kind, accepted(self.tags));
         let msg = format!("unknown {what} \"{kind}\": expected one of {accepted}");
         // A bare name is located at the value itself, a table at its `kind`.
         if self.named {

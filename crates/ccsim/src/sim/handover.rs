@@ -46,7 +46,7 @@ use crate::engine::{time_of, Event};
 use crate::net::link::Fed;
 use crate::packet::{Kind, PktId};
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
-use crate::tcp::timer::TimerName;
+use crate::tcp::timer::{LazyTimer, TimerName, Timers};
 use crate::time::{OptTime, SimTime};
 
 /// A packet handed to its endpoint early (`deliver_early`), or waiting to be (`deferred`):
@@ -183,7 +183,7 @@ impl Simulation {
 
     /// Takes, in the event queue's order, what flow `i`'s endpoint (its sender if `to_sender`,
     /// else its receiver) would have taken by its events before event `ev` at `at`: each of
-    /// its timers (`TimerName::of`), as often as they expire, and, for a sender, the flow's
+    /// its timers (`TimerName::SENDER` or `RECEIVER`), as often as they expire, and, for a sender, the flow's
     /// stop. Their own events, still pending, then find the timer
     /// stopped or moved (`LazyTimer::fired`) or the flow stopped already.
     #[inline(always)]
@@ -208,10 +208,26 @@ impl Simulation {
         let FlowSlot::Tcp(c) = &self.flows[i] else {
             return None;
         };
-        let timer = TimerName::of(to_sender)
-            .iter()
-            .filter_map(|&n| c.timer(n).deadline().map(|t| (n, t)))
-            .min_by_key(|&(n, t)| Event::Timer(n, i as u32).key(t));
+        // The earliest by time; at equal times the first in `TimerName`'s order, which is
+        // their events' order (each name is a kind of its own), with no key to compute. The
+        // names are constants, so that each endpoint's timers are reached directly.
+        let mut timer: Option<(TimerName, SimTime)> = None;
+        let mut earliest = |n: TimerName, lazy: &LazyTimer| {
+            if let Some(t) = lazy.deadline() {
+                if timer.is_none_or(|(_, u)| t < u) {
+                    timer = Some((n, t));
+                }
+            }
+        };
+        if to_sender {
+            for n in TimerName::SENDER {
+                earliest(n, c.sender.timer(n));
+            }
+        } else {
+            for n in TimerName::RECEIVER {
+                earliest(n, c.receiver.timer(n));
+            }
+        }
         // Only a sender stops (and a receiver's flow info may not be in the cache).
         let stop = if to_sender {
             self.info[i].stop.get()

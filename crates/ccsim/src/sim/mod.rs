@@ -39,15 +39,6 @@ pub struct TcpConn {
 impl TcpConn {
     /// The timer called `name`, of whichever endpoint owns it.
     #[inline]
-    pub(crate) fn timer(&self, name: TimerName) -> &LazyTimer {
-        if name.at_sender() {
-            self.sender.timer(name)
-        } else {
-            self.receiver.timer(name)
-        }
-    }
-
-    #[inline]
     pub(crate) fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
         if name.at_sender() {
             self.sender.timer_mut(name)
@@ -664,11 +655,23 @@ impl Simulation {
     /// cache (`sim/prefetching.rs` fetches only the endpoint a packet reaches).
     #[inline]
     fn arm_timers_of(&mut self, i: usize, sender: bool) {
-        if let FlowSlot::Tcp(c) = &mut self.flows[i] {
-            for &name in TimerName::of(sender) {
-                if let Some(t) = c.timer_mut(name).needs_event() {
-                    self.events.schedule(t, Event::Timer(name, i as u32));
-                }
+        let FlowSlot::Tcp(c) = &mut self.flows[i] else {
+            return;
+        };
+        let events = &mut self.events;
+        let mut arm = |name: TimerName, timer: &mut LazyTimer| {
+            if let Some(t) = timer.needs_event() {
+                events.schedule(t, Event::Timer(name, i as u32));
+            }
+        };
+        // Constant names, so that each endpoint's timers are reached directly.
+        if sender {
+            for name in TimerName::SENDER {
+                arm(name, c.sender.timer_mut(name));
+            }
+        } else {
+            for name in TimerName::RECEIVER {
+                arm(name, c.receiver.timer_mut(name));
             }
         }
     }

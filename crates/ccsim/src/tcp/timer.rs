@@ -34,20 +34,13 @@ impl TimerName {
     /// The receiver's timers.
     pub const RECEIVER: [TimerName; 1] = [TimerName::DelAck];
 
-    /// The timers of the sender (`sender`) or of the receiver.
+    /// Whether the sender owns it (else the receiver; `SENDER` and `RECEIVER` agree, tested).
     #[inline]
-    pub fn of(sender: bool) -> &'static [TimerName] {
-        if sender {
-            &Self::SENDER
-        } else {
-            &Self::RECEIVER
+    pub const fn at_sender(self) -> bool {
+        match self {
+            TimerName::Rto => true,
+            TimerName::DelAck => false,
         }
-    }
-
-    /// Whether the sender owns it (else the receiver).
-    #[inline]
-    pub fn at_sender(self) -> bool {
-        Self::SENDER.contains(&self)
     }
 
     /// Its position in `ALL`.
@@ -59,7 +52,7 @@ impl TimerName {
 
 /// An endpoint's named timers.
 pub trait Timers {
-    /// The timer called `name`; only names the endpoint owns (`TimerName::of`).
+    /// The timer called `name`; only names the endpoint owns (`SENDER` or `RECEIVER`).
     fn timer(&self, name: TimerName) -> &LazyTimer;
     fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer;
     /// The timer called `name` expired at `io.now`.
@@ -121,7 +114,12 @@ mod tests {
                 TimerName::RECEIVER.contains(n),
             ];
             assert_eq!(owners.iter().filter(|&&o| o).count(), 1, "{n:?}");
-            assert!(TimerName::of(n.at_sender()).contains(n));
+            let own = if n.at_sender() {
+                &TimerName::SENDER[..]
+            } else {
+                &TimerName::RECEIVER[..]
+            };
+            assert!(own.contains(n));
         }
     }
 
