@@ -105,7 +105,7 @@ def test_same_seed_same_result_whatever_the_chunking():
 
 
 def test_run_advances_in_chunks_to_the_end(monkeypatch):
-    # issue 33, defect 2: web-fct.toml's chunks stopped at 0.84 s of 2 s (the core rounds a
+    # issue 33, defect 2: web-fct.toml's chunks stopped at 0.84 s of 40 s (the core rounds a
     # target to whole ns) and finish() ran the rest with no progress and no Ctrl-C.
     from pathlib import Path
 

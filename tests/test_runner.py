@@ -132,6 +132,19 @@ def test_progress_only_on_a_terminal(fake_core, monkeypatch):
     assert pipe.getvalue() == ""
 
 
+def test_progress_as_log_lines_when_stderr_is_a_file(fake_core, monkeypatch):
+    from ccsim import progress
+
+    log = io.StringIO()  # a batch job's log
+    monkeypatch.setattr("sys.stderr", log)
+    monkeypatch.setattr(progress, "LOG_EVERY_S", 0.0)  # a line at every chunk
+    ccsim.run(ccsim.default_scenario(), progress=True)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == len(fake_core.Simulation.calls) + 1 and "\r" not in log.getvalue()
+    assert lines[0].startswith("ccsim run default: 0.00/30.00 s simulated (0.0%), wall ")
+    assert lines[-1].startswith("ccsim run default: 30.00/30.00 s simulated (100.0%), wall ")
+
+
 def test_error_pickles():
     import pickle
 

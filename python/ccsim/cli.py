@@ -128,7 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file", nargs="?", metavar="FILE.toml", help="scenario file")
     r.add_argument("-o", "--output", metavar="DIR", help="results directory")
     scenario_options(r)
-    r.add_argument("-q", "--quiet", action="store_true", help="print only the results directory")
+    r.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress; print only the results directory"
+    )
     r.add_argument("--no-figures", action="store_true", help="do not draw figures")
     r.add_argument(
         "--figure-format",

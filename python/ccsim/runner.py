@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 import time
 from collections.abc import Mapping
-from typing import IO, Any, Union
+from typing import Any, Union
 
 from . import _native
 from .errors import ScenarioError
 from .overrides import set_path
+from .progress import simulated_time
 from .result import Result
 from .scenario import load, to_plain
 
@@ -89,29 +89,6 @@ def validate(
     return d
 
 
-class _Progress:
-    """One line on a terminal, rewritten in place: simulated time, percent, wall time."""
-
-    def __init__(self, stream: IO[str] | None, duration: float, t0: float):
-        self.stream, self.duration, self.t0, self.shown = stream, duration, t0, False
-
-    def update(self, now: float) -> None:
-        if self.stream is None:
-            return
-        pct = 100.0 * now / self.duration if self.duration > 0 else 100.0
-        wall = time.perf_counter() - self.t0
-        self.stream.write(
-            f"\r  {now:.2f}/{self.duration:.2f} s simulated  {pct:5.1f}%  wall {wall:.1f} s"
-        )
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.stream is not None and self.shown:
-            self.stream.write("\r\033[K")  # clear the line so later output starts clean
-            self.stream.flush()
-
-
 def run(
     scenario: ScenarioLike,
     *,
@@ -123,17 +100,19 @@ def run(
 
     ``scenario``: a :class:`ccsim.Scenario` builder, a dict (not modified) or a path to a TOML
     file. ``seed`` replaces the scenario's seed; ``overrides`` maps paths
-    (``"flows.tcp1.tcp.cc"``) to values, applied in order. ``progress=True`` shows a progress
-    line on stderr when it is a terminal. ``result.meta["wall_s"]`` is the wall time of
-    building and running. Raises :class:`ScenarioError` for an invalid scenario.
+    (``"flows.tcp1.tcp.cc"``) to values, applied in order. ``progress=True`` shows how far
+    the run has come (see :mod:`ccsim.progress`): a bar on stderr in a terminal, a widget in
+    Jupyter, a plain line every 30 s when stderr is a file or pipe (a batch job's log).
+    Ctrl-C stops the run (``KeyboardInterrupt``) within about ``CHUNK_WALL_S`` seconds.
+    ``result.meta["wall_s"]`` is the wall time of building and running. Raises
+    :class:`ScenarioError` for an invalid scenario.
     """
     d = prepare(scenario, seed=seed, overrides=overrides)
     text = to_json(d)
     t0 = time.perf_counter()
     sim = _native.simulation(text)
     duration = float(sim.duration)
-    stream = sys.stderr if progress and sys.stderr.isatty() else None
-    bar = _Progress(stream, duration, t0)
+    bar = simulated_time(duration, progress, str(d.get("name", "")))
     try:
         # The core keeps time in whole nanoseconds and rounds a float target to the nearest
         # one, so the chunks are planned in integer ns: comparing floats, a target rounded
@@ -151,7 +130,7 @@ def run(
             sim.run_until(target / 1e9)
             spent = time.perf_counter() - c0
             reached = _ns(sim.now)
-            bar.update(reached / 1e9)
+            bar.update(reached / 1e9 - bar.n)  # to the core's clock, without summing errors
             if reached <= now:  # no progress at all: leave whatever is left to finish()
                 break
             now = reached
@@ -159,6 +138,7 @@ def run(
             # slow phase ahead (many flows starting) cannot make one chunk run for minutes.
             scale = CHUNK_WALL_S / spent if spent > 0 else 4.0
             step = max(least, int(step * min(4.0, scale)))
+        bar.refresh()  # the end reached, while finish() collects the results
         raw = sim.finish()
     finally:
         bar.close()
