@@ -156,3 +156,25 @@ def test_sweep_set_with_a_filter(fake_core, scenario_file, tmp_path, capsys):
     argv = ["sweep", str(sweep), "-o", str(tmp_path / "out"), "--dry-run"]
     assert main([*argv, "--set", "flows[kind=tcp].tcp.cc=reno"]) == 0
     assert capsys.readouterr().out.startswith("ok: 2 valid points")
+
+
+def test_run_refuses_an_output_directory_in_use(fake_core, scenario_file, tmp_path, capsys):
+    # issue 33, defect 5: a second run into the same -o mixed the two runs' files.
+    out = tmp_path / "out"
+    assert main(["run", "-o", str(out), "-q"]) == 0
+    before = sorted(p.name for p in out.iterdir())
+    assert "trace_cwnd.parquet" in before and "cwnd.png" in before
+    argv = ["run", str(scenario_file), "-o", str(out), "-q", "--no-figures"]
+    fake_core.Simulation.last_json = ""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {out}: directory not empty") and "--overwrite" in err
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert fake_core.Simulation.last_json == ""  # refused before running
+    assert main([*argv, "--overwrite"]) == 0
+    # Replaced as a whole: the first run's figures are gone.
+    assert not list(out.glob("*.png")) and (out / "trace_cwnd.parquet").is_file()
+    assert json.loads((out / "scenario.json").read_text())["name"] == "small"
+    (out / "notes.txt").write_text("mine")
+    assert main([*argv, "--overwrite"]) == 2
+    assert "notes.txt, not part of a saved ccsim result" in capsys.readouterr().err

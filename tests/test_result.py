@@ -214,3 +214,40 @@ def test_results_without_a_packet_trace_have_its_columns(result, tmp_path):
     assert not (tmp_path / "out" / "packets.parquet").exists()
     back = Result.load(tmp_path / "out")
     assert list(back.packets.columns) == list(result.packets.columns)
+
+
+def test_save_refuses_a_directory_with_another_result(result, tmp_path):
+    # issue 33, defect 5: a second save into the same directory left the first run's series
+    # and figures beside the second's tables, and load returned the mixture.
+    out = tmp_path / "out"
+    result.save(out)
+    raw = synthetic_results("second")
+    raw["series"] = {}
+    second = Result.from_core(raw, {"name": "second", "duration": 10})
+    with pytest.raises(FileExistsError, match="not empty.*overwrite=True") as e:
+        second.save(out, figures=False)
+    assert e.value.filename == str(out)
+    assert Result.load(out).name == "synthetic"  # left as it was
+    written = second.save(out, figures=False, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)
+    assert not list(out.glob("trace_*")) and not list(out.glob("*.png"))
+    back = Result.load(out)
+    assert back.name == "second" and back.series_names == []
+    assert not [p for p in tmp_path.iterdir() if p.name != "out"]  # no temporary left
+
+
+def test_save_into_an_empty_directory(result, tmp_path):
+    result.save(tmp_path, figures=False)
+    assert Result.load(tmp_path).name == "synthetic"
+
+
+def test_overwrite_replaces_only_a_saved_result(result, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"notes\.txt.*not part of a saved ccsim result"):
+        result.save(tmp_path, overwrite=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+    result.save(tmp_path / "r", figures=False)
+    (tmp_path / "r" / "analysis.ipynb").write_text("{}")
+    with pytest.raises(FileExistsError, match=r"analysis\.ipynb"):
+        result.save(tmp_path / "r", overwrite=True)
+    assert (tmp_path / "r" / "analysis.ipynb").is_file()

@@ -125,7 +125,7 @@ def figure_runs() -> tuple[dict[tuple[str, str], ccsim.Result], dict[tuple[str, 
         overrides["name"] = f"red-ecn {variant} {queue}"
         r = ccsim.run(BASE, overrides=overrides)
         slug = f"{variant}-{queue}".lower().replace(" + ", "-").replace(" ", "-")
-        r.save(RESULTS / "red-ecn-runs" / slug, figures=False)
+        r.save(RESULTS / "red-ecn-runs" / slug, figures=False, overwrite=True)
         runs[(variant, queue)] = r
         short = ccsim.run(BASE, overrides={**overrides, "duration": EARLY_S, "trace.series": []})
         early[(variant, queue)] = int(short.flows["packets_dropped"].sum())

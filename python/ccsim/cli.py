@@ -16,6 +16,7 @@ from .cli_sweep import add_sweep_parser
 from .errors import ScenarioError
 from .overrides import parse_value, split_assignment
 from .plot import FIGURE_FORMATS
+from .result import check_save_target
 from .runner import run, validate
 from .scenario import default_scenario, load
 
@@ -64,11 +65,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     overrides = parse_sets(args.set)  # option syntax first: cheaper than a bad run
     if args.engine:
         overrides["engine"] = args.engine
+    if args.output:  # before running: a long run should not end in a refusal
+        check_save_target(Path(args.output), args.overwrite, how="pass --overwrite")
     result = run(
         _scenario_from(args.file), seed=args.seed, overrides=overrides, progress=not args.quiet
     )
     out = Path(args.output) if args.output else _results_dir(result.name)
-    result.save(out, figures=not args.no_figures, fmt=args.figure_format)
+    result.save(out, figures=not args.no_figures, fmt=args.figure_format, overwrite=args.overwrite)
     if args.quiet:
         print(out)
         return 0
@@ -126,7 +129,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario (the built-in default without FILE)")
     r.add_argument("file", nargs="?", metavar="FILE.toml", help="scenario file")
-    r.add_argument("-o", "--output", metavar="DIR", help="results directory")
+    r.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="results directory (default results/NAME-YYYYmmdd-HHMMSS, NAME the scenario's); "
+        "it must be new or empty",
+    )
+    r.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the saved result in -o DIR as a whole (written beside it, then renamed "
+        "into its place; a directory holding other files is still refused)",
+    )
     scenario_options(r)
     r.add_argument(
         "-q", "--quiet", action="store_true", help="no progress; print only the results directory"
@@ -160,7 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as e:
+    except (
+        FileNotFoundError,
+        FileExistsError,
+        IsADirectoryError,
+        NotADirectoryError,
+        PermissionError,
+    ) as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"error: {where}{e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -215,13 +220,23 @@ class Result:
     # --- persistence -----------------------------------------------------------------------
 
     def save(
-        self, directory: str | os.PathLike, figures: bool = True, fmt: str = "png"
+        self,
+        directory: str | os.PathLike,
+        figures: bool = True,
+        fmt: str = "png",
+        overwrite: bool = False,
     ) -> list[Path]:
         """Writes ``flows.parquet``, ``queues.parquet``, ``trace_<name>.parquet`` per series,
         ``packets.parquet`` when packets were traced,
         ``meta.json``, ``scenario.json`` and (``figures=True``) figures of cwnd, throughput
         and queue length when recorded, as ``fmt`` (``png``, ``svg`` or ``pdf``). Returns the
-        paths written."""
+        paths written.
+
+        ``directory`` is created if needed; one that exists must be empty, or (``overwrite``)
+        hold a saved result and nothing else, which is then replaced as a whole: the new
+        result is written beside it and renamed into its place, so the directory never holds
+        parts of two runs (which :meth:`load` would read as one). Raises
+        :class:`FileExistsError` otherwise, before writing anything."""
         if figures:
             from .plot import FIGURE_FORMATS
 
@@ -229,7 +244,13 @@ class Result:
                 allowed = ", ".join(FIGURE_FORMATS)
                 raise ValueError(f"figure format {fmt!r}: expected one of {allowed}")
         out = Path(directory)
+        check_save_target(out, overwrite, how="overwrite=True")
+        if out.is_dir() and any(out.iterdir()):
+            return _replace(out, lambda tmp: self._write(tmp, figures, fmt))
         out.mkdir(parents=True, exist_ok=True)
+        return self._write(out, figures, fmt)
+
+    def _write(self, out: Path, figures: bool, fmt: str) -> list[Path]:
         written = [out / "flows.parquet", out / "queues.parquet"]
         self.flows.to_parquet(written[0], index=False)
         self.queues.to_parquet(written[1], index=False)
@@ -338,6 +359,66 @@ class Result:
             f"<ccsim.Result {self.name!r}: {len(self.flows)} flows, {len(self.queues)} queues, "
             f"series {self.series_names}>"
         )
+
+
+# What Result.save writes (figures are named after their series), so that a directory can be
+# told to hold a saved result and nothing else before it is replaced.
+_SAVED = re.compile(
+    r"(flows|queues|packets|trace_[A-Za-z0-9_]+)\.parquet|(meta|scenario)\.json"
+    rf"|({'|'.join(ALL_SERIES)})\.(png|svg|pdf)"
+)
+
+
+def check_save_target(directory: Path, overwrite: bool, how: str) -> None:
+    """Raises :class:`FileExistsError` unless :meth:`Result.save` may write to ``directory``:
+    it does not exist, is empty, or (``overwrite``) holds a saved result and nothing else.
+    ``how`` names the way to ask for replacing (``--overwrite`` on the command line)."""
+    if not directory.exists():
+        return
+    if not directory.is_dir():
+        raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(directory))
+    entries = sorted(p.name for p in directory.iterdir())
+    if not entries:
+        return
+    foreign = [n for n in entries if not _SAVED.fullmatch(n) or not (directory / n).is_file()]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
+        raise FileExistsError(
+            errno.ENOTEMPTY,
+            f"directory not empty: it holds {shown}, not part of a saved ccsim result; "
+            "choose another directory",
+            str(directory),
+        )
+    if not overwrite:
+        raise FileExistsError(
+            errno.ENOTEMPTY,
+            "directory not empty: it holds a saved result; choose another directory, or "
+            f"{how} to replace it",
+            str(directory),
+        )
+
+
+def _replace(directory: Path, write: Callable[[Path], list[Path]]) -> list[Path]:
+    """Writes a new result beside ``directory`` and renames it into its place; the old one is
+    removed only once the new one is complete, and put back if the swap fails."""
+    parent = directory.resolve().parent
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
+    hold = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=parent))
+    old = hold / directory.name
+    try:
+        written = write(tmp)
+        os.replace(directory, old)
+        os.replace(tmp, directory)
+    except BaseException:
+        if old.exists() and not directory.exists():  # failed between the two renames
+            os.replace(old, directory)
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(hold, ignore_errors=True)
+        raise
+    shutil.rmtree(hold, ignore_errors=True)
+    return [directory / p.relative_to(tmp) for p in written]
 
 
 def _num(x: Any, digits: int) -> str:
