@@ -130,7 +130,9 @@ def test_run_advances_in_chunks_to_the_end(monkeypatch):
             return self.sim.finish()
 
     make = runner._native.simulation
-    monkeypatch.setattr(runner._native, "simulation", lambda text: Recording(make(text)))
+    monkeypatch.setattr(
+        runner._native, "simulation", lambda *args, **kw: Recording(make(*args, **kw))
+    )
     web = Path(__file__).resolve().parent.parent / "scenarios" / "web-fct.toml"
     r = ccsim.run(web)
     assert seen["finished_from"] == r.meta["duration_s"] and len(seen["chunks"]) > 3
