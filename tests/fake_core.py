@@ -193,6 +193,7 @@ def make_module() -> types.ModuleType:
     m = types.ModuleType("ccsim._core")
     m.version = lambda: "0.0.0-fake"
     m.source = lambda: "0" * 16
+    m.build = lambda: "release"
     m.schema = lambda: json.dumps({"title": "Scenario", "type": "object", "properties": {}})
     m.ScenarioError = ScenarioError
     m.validate = lambda text: (_check(text), None)[1]

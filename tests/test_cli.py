@@ -178,3 +178,47 @@ def test_run_refuses_an_output_directory_in_use(fake_core, scenario_file, tmp_pa
     (out / "notes.txt").write_text("mine")
     assert main([*argv, "--overwrite"]) == 2
     assert "notes.txt, not part of a saved ccsim result" in capsys.readouterr().err
+
+
+def test_run_on_a_sweep_file_points_to_ccsim_sweep(fake_core, scenario_file, tmp_path, capsys):
+    # issue 33, defect 13: it said "unknown field `sweep`".
+    sweep = tmp_path / "grid.toml"
+    sweep.write_text(f'[sweep]\nbase = "{scenario_file}"\n[sweep.axes]\nduration = [2, 3]\n')
+    for command in ("run", "validate"):
+        assert main([command, str(sweep)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: sweep: {sweep} is a sweep file") and (
+            f"`ccsim sweep {sweep}`" in err
+        )
+
+
+def test_clip_fits_the_flows_into_a_shorter_run(fake_core, tmp_path, capsys):
+    p = tmp_path / "late.toml"
+    p.write_text(
+        TOML + '[[flows]]\nkind = "cbr"\nname = "late"\nsrc = "s0"\ndst = "d0"\n'
+        'start = "3s"\nstop = "9s"\n'
+    )
+    out = tmp_path / "o"
+    argv = ["run", str(p), "-o", str(out), "-q", "--no-figures", "--set", "duration=2"]
+    assert main([*argv, "--clip"]) == 0
+    flows = json.loads((out / "scenario.json").read_text())["flows"]
+    assert [f["name"] for f in flows] == ["tcp1"]
+    assert "clipped: flows[1] ('late') left out" in capsys.readouterr().err
+    assert main(["validate", str(p), "--set", "duration=5", "--clip"]) == 0
+    assert "flows[1] ('late').stop: 9s clipped to the end (5)" in capsys.readouterr().err
+
+
+def test_help_says_where_results_go_and_schema_has_help(fake_core, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # argparse wraps at hyphens otherwise
+    with pytest.raises(SystemExit):
+        main(["run", "-h"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "results/NAME-YYYYmmdd-HHMMSS" in text and "meta.json" in text
+    assert "ccsim.Result.load(DIR)" in text
+    with pytest.raises(SystemExit):
+        main(["schema", "-h"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "JSON Schema" in text and "-o FILE" in text
+    assert main(["schema", "-o", str(tmp_path / "s.json")]) == 0
+    assert capsys.readouterr().out == ""
+    assert json.loads((tmp_path / "s.json").read_text())["title"] == "Scenario"

@@ -135,3 +135,31 @@ def test_engine_reference_gives_the_fast_routes_tables(small, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["run", str(small), "--engine", "slow"])
     assert "invalid choice: 'slow'" in capsys.readouterr().err
+
+
+def test_shorter_duration_names_the_late_flows_and_clip_fits_them(tmp_path, capsys):
+    # issue 33, defect 13: `--set duration=10s` failed on one late flow after another.
+    from pathlib import Path
+
+    from ccsim import Result
+
+    reno = Path(__file__).resolve().parent.parent / "scenarios" / "dumbbell-reno.toml"
+    assert main(["validate", str(reno), "--set", "duration=30s"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: flows[2].stop: 50s is after the end of the run (30s)")
+    assert "stopping after it: flows[2] ('video')" in err and "--clip" in err
+    out = tmp_path / "o"
+    argv = ["run", str(reno), "-o", str(out), "-q", "--no-figures", "--set", "duration=5s"]
+    assert main([*argv, "--clip"]) == 0
+    assert "clipped: flows[2] ('video') left out" in capsys.readouterr().err
+    assert list(Result.load(out).flows["flow"]) == ["near", "far"]
+
+
+def test_meta_json_records_the_build_and_time(small, tmp_path, capsys):
+    from ccsim import _native
+
+    out = tmp_path / "o"
+    assert main(["run", str(small), "-o", str(out), "-q", "--no-figures"]) == 0
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["core_id"] == _native.core_id() and meta["ccsim_version"] == _native.version()
+    assert meta["core_build"] == _native.build() and meta["finished_at"][:2] == "20"

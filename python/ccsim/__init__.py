@@ -11,13 +11,14 @@ Scenarios are TOML files, dicts, or the builders below; all produce the structur
 schema reads (``ccsim schema`` prints it as JSON Schema).
 """
 
-from __future__ import annotations
-
-from typing import Any
+# No `from __future__ import annotations` and no bare `Any` here: either would become a
+# public-looking attribute of the package (ccsim.annotations, ccsim.Any).
+from typing import Any as _Any
 
 from .errors import ScenarioError, SweepError, SweepFailed
 from .metrics import completion_times, jain_index, jain_over_time, utilisation
 from .overrides import parse_value, set_path
+from .provenance import build_info
 from .result import Result, SeriesNotRecorded
 from .runner import run, validate
 from .scenario import (
@@ -68,7 +69,7 @@ def _find_version() -> str:
         return "0+unknown"
 
 
-def schema() -> dict[str, Any]:
+def schema() -> dict[str, _Any]:
     """The scenario JSON Schema (from the compiled core), as a dict."""
     from . import _native
 
@@ -108,6 +109,7 @@ __all__ = [
     "Trace",
     "__version__",
     "aggregate",
+    "build_info",
     "default_scenario",
     "completion_times",
     "jain_index",

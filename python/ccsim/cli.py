@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import _native
 from .cli_sweep import add_sweep_parser
+from .clip import clip_flows, clip_hint
 from .errors import ScenarioError
 from .overrides import parse_value, split_assignment
 from .plot import FIGURE_FORMATS
 from .result import check_save_target
-from .runner import run, validate
+from .runner import prepare, run, validate
 from .scenario import default_scenario, load
 
 EXIT_USAGE = 2  # a bad scenario, file or option: the user's input, as argparse uses 2
@@ -61,15 +63,50 @@ def _results_dir(name: str) -> Path:
     return path
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _scenario(args: argparse.Namespace) -> dict[str, Any]:
+    """The scenario to run or check: FILE (the built-in default without one) with --seed,
+    --set, --engine and --clip applied."""
     overrides = parse_sets(args.set)  # option syntax first: cheaper than a bad run
     if args.engine:
         overrides["engine"] = args.engine
+    base = _scenario_from(args.file)
+    if isinstance(base.get("sweep"), dict):
+        # Else the core says "unknown field `sweep`", which does not tell what to do.
+        raise ScenarioError(
+            "sweep",
+            f"{args.file} is a sweep file (it has a [sweep] table), not a scenario: "
+            f"run it with `ccsim sweep {args.file}`",
+        )
+    d = prepare(base, seed=args.seed, overrides=overrides)
+    if args.clip:
+        for line in clip_flows(d):
+            print(f"clipped: {line}", file=sys.stderr)
+    return d
+
+
+# A flow's start or stop: the paths the core names when one lies past the end of the run.
+_FLOW_TIME = re.compile(r"flows\[\d+\]\.(start|stop)")
+
+
+@contextlib.contextmanager
+def _clip_hint(d: dict[str, Any], clip: bool) -> Iterator[None]:
+    """Adds to the core's error about one flow past the end of the run every such flow and
+    the option that fits them (``--set duration=10s`` on a scenario with later flows)."""
+    try:
+        yield
+    except ScenarioError as e:
+        hint = None if clip or not _FLOW_TIME.fullmatch(e.path) else clip_hint(d)
+        if hint is None:
+            raise
+        raise ScenarioError(e.path, f"{e.message}\n  {hint}") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    d = _scenario(args)
     if args.output:  # before running: a long run should not end in a refusal
         check_save_target(Path(args.output), args.overwrite, how="pass --overwrite")
-    result = run(
-        _scenario_from(args.file), seed=args.seed, overrides=overrides, progress=not args.quiet
-    )
+    with _clip_hint(d, args.clip):
+        result = run(d, progress=not args.quiet)
     out = Path(args.output) if args.output else _results_dir(result.name)
     result.save(out, figures=not args.no_figures, fmt=args.figure_format, overwrite=args.overwrite)
     if args.quiet:
@@ -87,17 +124,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    overrides = parse_sets(args.set)
-    if args.engine:
-        overrides["engine"] = args.engine
-    d = validate(_scenario_from(args.file), seed=args.seed, overrides=overrides)
+    d = _scenario(args)
+    with _clip_hint(d, args.clip):
+        validate(d)
     # The schema's default name, for a file that gives none.
     print(f"ok: {d.get('name', 'scenario')}")
     return 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(_native.schema(), indent=2))
+    text = json.dumps(_native.schema(), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -126,8 +166,23 @@ def build_parser() -> argparse.ArgumentParser:
             "--set topology.bottleneck.rate=20Mbps (repeatable; split at the first = outside "
             "brackets; VALUE is TOML, else text)",
         )
+        sp.add_argument(
+            "--clip",
+            action="store_true",
+            help="fit the flows into the run's duration (after --set duration=...): leave out "
+            "those that start at or after the end, end the others' stop there",
+        )
 
-    r = sub.add_parser("run", help="run a scenario (the built-in default without FILE)")
+    r = sub.add_parser(
+        "run",
+        help="run a scenario (the built-in default without FILE)",
+        description="Runs a scenario and writes its results to a new directory, "
+        "results/NAME-YYYYmmdd-HHMMSS (NAME the scenario's name, under the current directory), "
+        "or to -o DIR: flows.parquet and queues.parquet (one row per flow / link direction), "
+        "trace_SERIES.parquet per recorded series, packets.parquet when packets are traced, "
+        "meta.json (run facts, ccsim version, core build, time), scenario.json (the scenario "
+        "that ran) and figures. ccsim.Result.load(DIR) reads it back.",
+    )
     r.add_argument("file", nargs="?", metavar="FILE.toml", help="scenario file")
     r.add_argument(
         "-o",
@@ -162,7 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_sweep_parser(sub)
 
-    s = sub.add_parser("schema", help="print the scenario JSON Schema")
+    s = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of scenario files",
+        description="Prints the JSON Schema (draft 2020-12) that scenario files follow, from "
+        "the compiled core: every field and what it accepts. Editors and validators "
+        "(e.g. the jsonschema package, taplo for TOML) can check scenario files with it.",
+    )
+    s.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead of stdout")
     s.set_defaults(func=cmd_schema)
     return p
 

@@ -13,6 +13,7 @@ from . import _native
 from .errors import ScenarioError
 from .overrides import set_path
 from .progress import simulated_time
+from .provenance import stamp
 from .result import Result
 from .scenario import load, to_plain
 
@@ -42,6 +43,13 @@ def prepare(
     applied with :func:`ccsim.set_path`."""
     if isinstance(scenario, (str, os.PathLike)):
         d = load(scenario)
+        if isinstance(d.get("sweep"), dict):  # else the core says "unknown field `sweep`"
+            where = os.fspath(scenario)
+            raise ScenarioError(
+                "sweep",
+                f"{where} is a sweep file (it has a [sweep] table), not a scenario: "
+                f"run it with ccsim.sweep({where!r})",
+            )
     elif isinstance(scenario, dict) or hasattr(scenario, "to_dict"):
         # to_plain builds new containers (the caller's dict is left alone) and turns builders
         # nested in a hand-written dict into plain dicts.
@@ -104,7 +112,9 @@ def run(
     the run has come (see :mod:`ccsim.progress`): a bar on stderr in a terminal, a widget in
     Jupyter, a plain line every 30 s when stderr is a file or pipe (a batch job's log).
     Ctrl-C stops the run (``KeyboardInterrupt``) within about ``CHUNK_WALL_S`` seconds.
-    ``result.meta["wall_s"]`` is the wall time of building and running. Raises
+    ``result.meta["wall_s"]`` is the wall time of building and running; ``ccsim_version``,
+    ``core_id``, ``core_build`` (:func:`ccsim.build_info`) and ``finished_at`` say what
+    computed it and when. Raises
     :class:`ScenarioError` for an invalid scenario.
     """
     d = prepare(scenario, seed=seed, overrides=overrides)
@@ -145,4 +155,5 @@ def run(
     wall = time.perf_counter() - t0
     result = Result.from_core(raw, d)
     result.meta["wall_s"] = wall
+    stamp(result.meta)  # ccsim version, core build and time, as sweeps record them
     return result
