@@ -194,7 +194,6 @@ impl Simulation {
         if sim.links.iter().any(|l| l.packet_log().is_some()) {
             sim.arena.number_packets();
         }
-        sim.events = EventQueue::with_horizon(sim.longest_round_trip());
         sim.choose_routes(engine);
         for i in 0..n {
             let start = sim.info[i].start;

@@ -3,6 +3,7 @@
 //! between, `net/link.rs`), and how far ahead the run's events reach (the event wheel's span).
 
 use crate::config::{Engine, SeriesSource};
+use crate::engine::EventQueue;
 use crate::net::routing::NO_ROUTE;
 use crate::sim::prefetching::prefetch_from;
 use crate::sim::{FlowSlot, Simulation, ORIGIN};
@@ -30,7 +31,8 @@ impl Simulation {
     ///   `plan_delivering`), which traced series limit;
     /// - prefetching, where the state outgrows the cache (`sim/prefetching.rs`; changes no result).
     ///
-    /// Call once, before the run, with the event queue in place.
+    /// Call once, before the run; it also sizes the event queue, whose span depends on the
+    /// queues' limits as the chosen paths report them.
     pub(crate) fn choose_routes(&mut self, engine: Engine) {
         let fast = engine == Engine::Fast;
         for l in &mut self.links {
@@ -40,6 +42,7 @@ impl Simulation {
                 l.use_general();
             }
         }
+        self.events = EventQueue::with_horizon(self.longest_round_trip());
         self.set_cut_through(fast);
         self.prefetch_from = if fast {
             prefetch_from(self)
