@@ -50,7 +50,7 @@ SETUP = [
         "ASS", "increments per ACK; decrease factors in section 5",
         "per ACK, by the window before the ACK; on any loss (fast retransmit or timeout) with "
         "cwnd < 100, ssthresh = cwnd ÷ 4, 3 or 2 by the window at the loss (as "
-        "`../shared/seeds/README.md` fixes it)",
+        "[design.md](../design.md#advanced-slow-start) fixes it)",
         "the paper does not say whether the factors apply outside slow start; here they apply "
         "to every loss below 100",
     ),
@@ -84,8 +84,8 @@ def setup_table(**values) -> str:
 TEMPLATE = """\
 # Advanced Slow Start on a 4-node chain (seed paper 001)
 
-Reproduction of I. Petrov and T. Janevski, *Novel Slow Start Algorithm* (2013)
-(`../shared/seeds/001_861e5d63db9bc6f0.txt`) with ccsim {version}.
+Reproduction of I. Petrov and T. Janevski, *Novel Slow Start Algorithm*, International
+Journal of Hybrid Information Technology 6(5), 2013, with ccsim {version}.
 
 **Regenerate everything** (sweeps, figures, this file) from the repository root:
 

@@ -34,7 +34,7 @@ INTRO = """\
 
 Reproduction of M. Park, B. Lee, D. Chang, D. Oh, J. Lee and B. Kim, *Design of Network
 Dependent Congestion Avoidance TCP (NDCA-TCP) for Performance Improvement in Broadband
-Networks* (`../shared/seeds/003_b86cc00f3990c89f.txt`) with ccsim {version}.
+Networks* (ETRI and Chungnam National University) with ccsim {version}.
 
 **Regenerate everything** (sweeps, runs, figures, this file) from the repository root:
 
@@ -86,7 +86,7 @@ minimum RTO, Limited Transmit.
 
 SETUP_NOTES = """\
 Where Fig. 4's pseudo-code and the text disagree or are silent, `ndca.rs` follows the
-pseudo-code as the project decided (`../shared/seeds/README.md`):
+pseudo-code as the project decided ([design.md](../design.md#ndca-tcp)):
 
 - **Sampling.** The text says that above N segments the estimate is updated "for every N
   round trip time"; the pseudo-code updates it every ⌊cwnd/N⌋ ACKs, N times per round trip.
@@ -180,7 +180,7 @@ SETUP_ROWS = [
     ),
     (
         "NDCA-TCP", "N = 10; α not given", "`n = 10`, `alpha = 1.2`, `hold = true`",
-        "the project's decision (`../shared/seeds/README.md`); the other readings below",
+        "the project's decision ([design.md](../design.md#ndca-tcp)); the other readings below",
     ),
     (
         "HS-TCP", "RFC 3649",

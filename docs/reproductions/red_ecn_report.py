@@ -200,7 +200,7 @@ SETUP = [
         "RED, not in the paper",
         "max_p 0.1 (`linterm_ 10`), gentle, `wait_`, mark only while p < `mark_p_` 0.1 "
         "(`use_mark_p_`), forced drops above 2·max_th, `mean_pktsize_` 500 for the idle decay",
-        "ns-2.35 defaults (`algorithms.md` §10.2)",
+        "ns-2.35 defaults ([algorithms.md §10.2](../algorithms.md#102-parameters-and-defaults))",
     ),
     (
         "ECN",
@@ -211,7 +211,8 @@ SETUP = [
         "TCP agents",
         '`defaults = "ns2"`: one-way agents, no delayed ACKs, ACK counting, IW 2, '
         "min RTO 0.2 s, 10 ms RTO clock",
-        "ns-2.35 defaults (`algorithms.md` §13.2)",
+        "ns-2.35 defaults "
+        "([algorithms.md §13.2](../algorithms.md#132-defaults-of-the-three-profiles))",
     ),
     (
         "segment",
@@ -509,7 +510,7 @@ def write_report(
         f"""# RED and ECN with Reno, NewReno, SACK and Vegas (seed paper 002)
 
 Reproduction of A. Mateen and A. Anwar, *Performance Analysis of TCP Variants using AQM and
-ECN*, IIBC 16(1), 2016 (`../shared/seeds/002_c3a8f1a58db56bbe.txt`) with ccsim {ccsim.__version__}.
+ECN*, IIBC 16(1), 2016 (doi:10.7236/IIBC.2016.16.1.129) with ccsim {ccsim.__version__}.
 
 **Regenerate everything** (sweeps, figures, this file) from the repository root:
 
@@ -550,8 +551,8 @@ per variant, packets received and dropped, the average queue length, and through
   **Table 2 as DropTail, Table 3 as RED + ECN and Table 4 as RED**. Average queues of 23-29
   packets in a 20-packet buffer (Tables 2, 3) are not possible either.
 
-As `../shared/seeds/README.md` decides, we reproduce the setup and the qualitative claims and
-report ccsim's own numbers, not the paper's.
+As [design.md](../design.md#red-and-ecn) decides, we reproduce the setup and the qualitative
+claims and report ccsim's own numbers, not the paper's.
 
 ## Setup
 
@@ -649,9 +650,10 @@ overall / 3, as in the paper. The largest possible overall goodput is
 - The receiver window is set explicitly (4,000 B): the ns2 profile's default is 20,000 bytes,
   which is ns-2's `window_ 20` only for 1,000-byte segments (here it would be 100 segments).
 - The paper's `queue-limit 20` is taken as ns-2's `limit_ 20` for both queues: DropTail then
-  holds 19 waiting packets, RED 20 (`algorithms.md` §10.5). Had the paper's script left RED
-  in ns-2.35's default byte mode, its 5/15/20 would have counted 500-byte units, about
-  10/31/42 of these 240-byte packets.
+  holds 19 waiting packets, RED 20 ([algorithms.md
+  §10.5](../algorithms.md#105-what-changes-results-ns-2s-red-against-the-papers)). Had the
+  paper's script left RED in ns-2.35's default byte mode, its 5/15/20 would have counted
+  500-byte units, about 10/31/42 of these 240-byte packets.
 
 ## Run time
 """
