@@ -179,6 +179,10 @@ def _main_not_rerun() -> Iterator[None]:
 class LocalPool:
     """A ``ProcessPoolExecutor`` of ``workers`` processes, started with ``spawn``.
 
+    Every job is submitted at once; each worker takes the next from one shared queue as it
+    finishes a point, in the order given (the caller puts the longest expected first), so
+    no worker idles while a point waits.
+
     ``spawn`` rather than ``fork``: forking a process that holds threads (the core's, or a
     notebook's) can deadlock the child, and spawn behaves the same on every platform.
     """
@@ -280,11 +284,15 @@ class DaskCluster:
 
     def results(self, jobs: Iterable[Job]) -> Iterator[tuple[str, dict[str, Any]]]:
         keys = {}
-        for key, text in jobs:
+        jobs = list(jobs)
+        for rank, (key, text) in enumerate(jobs):
             # The scenario hash as the task key: the same point submitted twice (two sweeps
             # sharing a cluster) is computed once. pure=False: never served from a result
-            # the scheduler still holds under another key.
-            fut = self.client.submit(run_point, text, key=f"ccsim-point-{key}", pure=False)
+            # the scheduler still holds under another key. The scheduler runs higher
+            # priorities first: the jobs' order (the longest expected first) is kept.
+            fut = self.client.submit(
+                run_point, text, key=f"ccsim-point-{key}", pure=False, priority=len(jobs) - rank
+            )
             keys[fut.key] = key
             self._futures.append(fut)
         for fut in self._distributed.as_completed(self._futures):

@@ -21,6 +21,7 @@ import pandas as pd
 from . import _native
 from .errors import SweepError, SweepFailed
 from .progress import ProgressBar
+from .sweep_cost import estimates, longest_first
 from .sweep_exec import DaskCluster, InProcess, LocalPool, WorkerDied
 from .sweep_spec import Point, Sweep, check, invalid_report, is_sweep_file, load_sweep
 from .sweep_store import FORMAT, Store, canonical_json, point_key
@@ -237,6 +238,7 @@ def execute(
     on_point: Callable[[PointDone], None] | None = None,
     dry_run: bool = False,
     keep_packets: bool = True,
+    order: str = "longest-first",
 ) -> SweepOutcome:
     """Runs a sweep; returns what happened (it raises only for bad input or an interrupt).
 
@@ -245,8 +247,13 @@ def execute(
     and each finished point is written as it arrives. ``dry_run``: stop after validating
     and counting what is cached; nothing is written. ``keep_packets=False``: points' packet
     traces are written to ``output`` but not kept in memory (they can be large), so the
-    outcome's packets table is empty.
+    outcome's packets table is empty. ``order``: ``"longest-first"`` hands the points to the
+    workers by decreasing expected cost (:mod:`ccsim.sweep_cost`), so that no long point is
+    left for the end while the other workers idle; ``"points"`` in the sweep's point order
+    (for comparison, as ``bench/sweep_scaling.py`` does). The order changes no result.
     """
+    if order not in ("longest-first", "points"):
+        raise ValueError(f"order must be 'longest-first' or 'points', not {order!r}")
     t0 = time.perf_counter()
     base = spec.base_scenario(overrides)
     points = spec.points(base)
@@ -289,6 +296,9 @@ def execute(
         out.missing = len(todo)
         out.stopped = "dry run"
         return out
+    if order == "longest-first":
+        costs = estimates({key: scenarios[first[key].index] for key, _ in todo})
+        todo = [(key, texts[key]) for key in longest_first(costs, [key for key, _ in todo])]
 
     bar = ProgressBar.for_terminal(len(texts), progress, cached=out.cached)
     bar.draw()
