@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import IO, Any
 
@@ -69,6 +70,18 @@ class _LogLines(_Bar):
         super().close()
 
 
+@functools.cache
+def _widget() -> type:
+    """tqdm.auto's bar (the notebook widget, or a text bar without ipywidgets), imported only
+    in a notebook: tqdm.auto chooses, and warns, when first imported."""
+    from tqdm.auto import tqdm as auto
+
+    class _Widget(auto):  # type: ignore[misc, valid-type]
+        monitor_interval = 0
+
+    return _Widget
+
+
 def _in_notebook() -> bool:
     """True inside a Jupyter kernel, whose stderr is no terminal but can show a widget (the
     test tqdm.autonotebook makes)."""
@@ -120,12 +133,7 @@ def open_bar(
     if form == "log":
         return _LogLines(file=stream, bar_format=log_format, every=LOG_EVERY_S, **common)
     if form == "notebook":
-        from tqdm.auto import tqdm as auto
-
-        class _Widget(auto):  # type: ignore[misc, valid-type]
-            monitor_interval = 0
-
-        return _Widget(file=stream, bar_format=bar_format, leave=leave, **common)
+        return _widget()(file=stream, bar_format=bar_format, leave=leave, **common)
     return _Bar(file=stream, bar_format=bar_format, leave=leave, dynamic_ncols=True, **common)
 
 
