@@ -50,6 +50,7 @@ from .scenario import (
 from .stats import aggregate
 from .sweep_run import PointDone, sweep
 from .sweep_spec import Sweep, load_sweep
+from .topology_graph import topology_from_graphml, topology_from_networkx
 
 
 def _find_version() -> str:
@@ -121,6 +122,8 @@ __all__ = [
     "schema",
     "set_path",
     "sweep",
+    "topology_from_graphml",
+    "topology_from_networkx",
     "utilisation",
     "validate",
     "Xcp",

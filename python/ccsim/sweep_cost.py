@@ -42,11 +42,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
-_SECONDS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0}
-_BITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12}
-_BYTES = {"": 1, "B": 1, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9}
-_BYTES.update({"KiB": 2**10, "MiB": 2**20, "GiB": 2**30})
+from .units import bits_per_second, seconds, size_bytes
 
 MSS = 1460  # bytes, where a flow gives none (the profiles' defaults are near it)
 HEADERS = 40  # IPv4 and TCP headers, bytes
@@ -57,40 +53,6 @@ MATHIS_C = math.sqrt(1.5)  # sqrt(3/2): Mathis et al.'s constant with an ACK per
 
 class _Unknown(ValueError):
     """A value this estimate cannot read: the point is given an infinite cost."""
-
-
-def _split(value: Any) -> tuple[float, str]:
-    if isinstance(value, bool):
-        raise _Unknown(value)
-    if isinstance(value, (int, float)):
-        return float(value), ""
-    m = _NUMBER.match(str(value))
-    if m is None:
-        raise _Unknown(value)
-    return float(m.group(1)), m.group(2)
-
-
-def seconds(value: Any) -> float:
-    v, unit = _split(value)
-    if unit not in _SECONDS:
-        raise _Unknown(value)
-    return v * _SECONDS[unit]
-
-
-def bits_per_second(value: Any) -> float:
-    v, unit = _split(value)
-    # As the core reads rates (config/units.rs): the unit's case is ignored, "b/s" is "bps".
-    unit = unit.lower().replace("bit/s", "bps").replace("b/s", "bps") or "bps"
-    if unit not in _BITS:
-        raise _Unknown(value)
-    return v * _BITS[unit]
-
-
-def size_bytes(value: Any) -> float:
-    v, unit = _split(value)
-    if unit not in _BYTES:
-        raise _Unknown(value)
-    return v * _BYTES[unit]
 
 
 def _bernoulli(loss: Any) -> float:
