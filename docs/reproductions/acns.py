@@ -450,8 +450,8 @@ is the bottleneck's queue; the DSCP terciles of the table are those of the norma
 ## Implementation notes
 
 `acns.rs` (commands and the header codes of Tables 2–3, Eq. 5), `queue/acns.rs` (router,
-Eqs. 1–4) and `tcp/acns.rs` (negotiation, sender and receiver). The README lists the
-`acns` queue and the `tcp.acns` settings.
+Eqs. 1–4) and `tcp/acns.rs` (negotiation, sender and receiver). [algorithms.md
+§20](../algorithms.md#20-acns) describes the `acns` queue and the `tcp.acns` settings.
 """
 
 if __name__ == "__main__":

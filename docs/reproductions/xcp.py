@@ -196,8 +196,8 @@ link, where the queue forms.
 ## Implementation notes
 
 `queue/xcp/` (router) and `tcp/cc/xcp.rs` (sender); decisions and differences from the ns-2
-codes are listed at the top of each file and in the README (`xcp` queue and congestion
-control).
+codes are listed at the top of each file and in [algorithms.md §11](../algorithms.md#11-xcp)
+(`xcp` queue and congestion control).
 """
 
 

@@ -104,7 +104,7 @@ class DropTail(_Builder):
 @dataclass
 class Red(_Builder):
     """RED as ns-2.35 implements it; thresholds in packets. Unset fields take the profile's
-    defaults (see the README's queue table); ``auto`` derives min_th/max_th/q_weight from the
+    defaults (see the scenario reference); ``auto`` derives min_th/max_th/q_weight from the
     link as ns-2 does."""
 
     kind: ClassVar[str] = "red"
