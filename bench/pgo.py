@@ -132,6 +132,8 @@ def training_set() -> dict[str, dict]:
             continue  # a sweep file: its base scenario is another file
         out[f"file-{path.stem}"] = d
     for cc in _kinds(defs, "CcSpec"):
+        if cc == "external":
+            continue  # an algorithm written in Python, which only code can give
         out[f"cc-{cc}"] = _variant(f"cc-{cc}", series, cc=cc)
     for rec in _kinds(defs, "Recovery"):
         out[f"recovery-{rec}"] = _variant(f"recovery-{rec}", series, cc="reno", recovery=rec)

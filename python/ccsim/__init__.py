@@ -15,7 +15,8 @@ schema reads (``ccsim schema`` prints it as JSON Schema).
 # public-looking attribute of the package (ccsim.annotations, ccsim.Any).
 from typing import Any as _Any
 
-from .errors import ScenarioError, SweepError, SweepFailed
+from .cc import CongestionControl, register_cc
+from .errors import CongestionControlError, ScenarioError, SweepError, SweepFailed
 from .metrics import completion_times, jain_index, jain_over_time, utilisation
 from .overrides import parse_value, set_path
 from .provenance import build_info
@@ -85,6 +86,8 @@ __all__ = [
     "CbrFlow",
     "Chain",
     "Codel",
+    "CongestionControl",
+    "CongestionControlError",
     "DropTail",
     "Dumbbell",
     "Explicit",
@@ -118,6 +121,7 @@ __all__ = [
     "load",
     "load_sweep",
     "parse_value",
+    "register_cc",
     "run",
     "schema",
     "set_path",

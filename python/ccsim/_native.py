@@ -64,10 +64,12 @@ def validate_json(text: str) -> None:
         raise ScenarioError.from_core(e) from None
 
 
-def simulation(text: str) -> Any:
-    """Builds a ``_core.Simulation`` from a JSON-encoded scenario; raises :class:`ScenarioError`."""
+def simulation(text: str, external: list | None = None) -> Any:
+    """Builds a ``_core.Simulation`` from a JSON-encoded scenario, with the factories of the
+    congestion controls written in Python that its ``{"kind": "external", "slot": k}`` name
+    (:mod:`ccsim.cc`); raises :class:`ScenarioError`."""
     mod = core()
     try:
-        return mod.Simulation(text)
+        return mod.Simulation(text, external) if external else mod.Simulation(text)
     except mod.ScenarioError as e:
         raise ScenarioError.from_core(e) from None

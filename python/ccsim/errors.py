@@ -1,4 +1,5 @@
-"""The exceptions users see: a bad scenario, a bad sweep, a sweep whose points failed."""
+"""The exceptions users see: a bad scenario, a bad sweep, a sweep whose points failed, a
+congestion control written in Python that failed."""
 
 from __future__ import annotations
 
@@ -61,3 +62,25 @@ class SweepFailed(RuntimeError):
         self.frame = frame
         self.failures = failures
         self.missing = missing
+
+
+class CongestionControlError(RuntimeError):
+    """A congestion control written in Python (:class:`ccsim.CongestionControl`) failed: one
+    of its hooks raised, or left the window not a positive finite number of segments.
+
+    ``hook``, ``flow`` and ``time_s`` (simulated seconds) say where; the hook's own exception,
+    with its traceback, is the ``__cause__``.
+    """
+
+    def __init__(self, hook: str, flow: str, time_s: float, reason: str):
+        super().__init__(hook, flow, time_s, reason)
+        self.hook = hook
+        self.flow = flow
+        self.time_s = time_s
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return (
+            f"congestion control of flow {self.flow!r}: {self.hook}() at "
+            f"{self.time_s:.9f} s simulated: {self.reason}"
+        )

@@ -9,8 +9,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Union
 
-from . import _native
-from .errors import ScenarioError
+from . import _native, cc
+from .errors import CongestionControlError, ScenarioError
 from .overrides import set_path
 from .progress import simulated_time
 from .provenance import stamp
@@ -93,7 +93,11 @@ def validate(
     """Checks a scenario without running it; returns the dict that would run, or raises
     :class:`ScenarioError` naming the offending path."""
     d = prepare(scenario, seed=seed, overrides=overrides)
-    _native.validate_json(to_json(d))
+    x = cc.extract(d)
+    if x.factories:  # building makes the flows' Python algorithms, as a run would
+        _native.simulation(to_json(x.core), x.factories)
+    else:
+        _native.validate_json(to_json(x.core))
     return d
 
 
@@ -118,9 +122,12 @@ def run(
     :class:`ScenarioError` for an invalid scenario.
     """
     d = prepare(scenario, seed=seed, overrides=overrides)
-    text = to_json(d)
+    # Congestion controls written in Python stay here; the core gets their factories.
+    x = cc.extract(d)
+    external = x.factories
+    text = to_json(x.core)
     t0 = time.perf_counter()
-    sim = _native.simulation(text)
+    sim = _native.simulation(text, external)
     duration = float(sim.duration)
     bar = simulated_time(duration, progress, str(d.get("name", "")))
     try:
@@ -139,6 +146,7 @@ def run(
             # it a ns off, the next chunk would simply start where the core stopped.
             sim.run_until(target / 1e9)
             spent = time.perf_counter() - c0
+            _raise_failure(sim, external)
             reached = _ns(sim.now)
             bar.update(reached / 1e9 - bar.n)  # to the core's clock, without summing errors
             if reached <= now:  # no progress at all: leave whatever is left to finish()
@@ -150,10 +158,29 @@ def run(
             step = max(least, int(step * min(4.0, scale)))
         bar.refresh()  # the end reached, while finish() collects the results
         raw = sim.finish()
+        _raise_failure(sim, external)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    result = Result.from_core(raw, d)
+    result = Result.from_core(raw, x.core)
     result.meta["wall_s"] = wall
     stamp(result.meta)  # ccsim version, core build and time, as sweeps record them
+    if external:
+        result.meta["external_cc"] = x.described
+        flows = result.flows
+        if "cc" in flows and "flow" in flows:
+            named = [x.label(str(f)) for f in flows["flow"]]
+            flows["cc"] = [n if c == "external" and n else c for c, n in zip(flows["cc"], named)]
     return result
+
+
+def _raise_failure(sim: Any, external: list) -> None:
+    """Raises :class:`CongestionControlError` for the first failure of a congestion control
+    written in Python, chained to the hook's own exception (and its traceback)."""
+    if not external:
+        return
+    failure = sim.failure()
+    if failure is not None:
+        hook, flow, time_s, exc = failure
+        reason = f"{type(exc).__name__}: {exc}"
+        raise CongestionControlError(hook, flow, time_s, reason) from exc

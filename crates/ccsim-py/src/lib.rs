@@ -4,6 +4,7 @@
 //! which Python turns into an array with `np.frombuffer` without a Python object per value.
 
 mod heap;
+mod python_cc;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -75,14 +76,42 @@ fn validate(scenario_json: &str) -> PyResult<()> {
 #[pyclass(module = "ccsim._core")]
 struct Simulation {
     sim: ccsim::Simulation,
+    /// The first failure of a congestion control written in Python, if any.
+    failure: python_cc::FailureSlot,
 }
 
 #[pymethods]
 impl Simulation {
+    /// Builds the scenario; `external` lists the factories of the congestion controls written
+    /// in Python that its `cc = { kind = "external", slot = k }` name (`factory(flow_name)`
+    /// returns a `ccsim.CongestionControl`).
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Self> {
-        Ok(Simulation {
-            sim: ccsim::scenario::load(scenario_json).map_err(scenario_err)?,
+    #[pyo3(signature = (scenario_json, external = None))]
+    fn new(
+        py: Python<'_>,
+        scenario_json: &str,
+        external: Option<Bound<'_, PyList>>,
+    ) -> PyResult<Self> {
+        let failure = python_cc::FailureSlot::default();
+        let factories = match &external {
+            Some(list) => python_cc::factories(py, list, &failure),
+            None => Vec::new(),
+        };
+        let sim = ccsim::scenario::load_with(scenario_json, &factories).map_err(scenario_err)?;
+        Ok(Simulation { sim, failure })
+    }
+
+    /// The first failure of a congestion control written in Python, as `(hook, flow, time_s,
+    /// exception)`, or None. The run goes on without calling Python hooks after one.
+    fn failure(&self, py: Python<'_>) -> Option<(&'static str, String, f64, Py<PyAny>)> {
+        let slot = self.failure.lock().ok()?;
+        slot.as_ref().map(|f| {
+            (
+                f.hook,
+                f.flow.clone(),
+                f.time_s,
+                f.err.clone_ref(py).into_value(py).into_any(),
+            )
         })
     }
 
@@ -184,5 +213,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(heap_bytes, m)?)?;
     m.add_class::<Simulation>()?;
+    m.add_class::<python_cc::Connection>()?;
+    m.add_class::<python_cc::Ack>()?;
     Ok(())
 }

@@ -16,7 +16,7 @@ use crate::queue::{DropTailSpec, Queue, QueueConfig, QueueContext, QueueSpec};
 use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::acns::AcnsConfig;
-use crate::tcp::cc::{BuildContext, Cc, CcSpec};
+use crate::tcp::cc::{BuildContext, Cc, CcSpec, ExternalFactory};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
@@ -474,8 +474,9 @@ fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>
     Ok(acns)
 }
 
-/// Validates `sc` and builds its simulation.
-pub fn build(sc: &Scenario) -> Result<Simulation> {
+/// Validates `sc` and builds its simulation, with the congestion-control algorithms that the
+/// embedding program supplies (`tcp/cc/external.rs`; none from a plain scenario).
+pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulation> {
     let end = sc.duration.0;
     if end == SimTime::ZERO {
         return err("duration", "must be positive");
@@ -533,7 +534,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     let mut info = Vec::with_capacity(planned.len());
     let mut labels = Vec::new();
     let mut names: HashMap<&str, &str> = HashMap::new();
-    let mut last_cc: Option<(CcSpec, BuildContext, Cc)> = None;
+    let mut last_cc: Option<(CcSpec, u32, Cc)> = None;
     for (i, (path, f)) in planned.iter().enumerate() {
         let (path, f) = (path.as_str(), f.as_ref());
         let name = f.name();
@@ -593,14 +594,21 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
                 let ctx = BuildContext {
                     profile: sc.defaults,
                     mss: p.mss,
+                    flow: name,
+                    external,
                 };
-                let cc = match &last_cc {
-                    Some((spec, c, built)) if *spec == p.cc && *c == ctx => built.clone(),
+                let cached = match &last_cc {
+                    Some((spec, mss, built)) if *spec == p.cc && *mss == p.mss => Some(built),
+                    _ => None,
+                };
+                let cc = match cached {
+                    // An external algorithm is made for its flow, which its errors name.
+                    Some(built) if !matches!(p.cc, CcSpec::external(_)) => built.clone(),
                     _ => {
                         let built =
                             p.cc.build(&ctx)
                                 .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
-                        last_cc = Some((p.cc.clone(), ctx, built.clone()));
+                        last_cc = Some((p.cc.clone(), p.mss, built.clone()));
                         built
                     }
                 };

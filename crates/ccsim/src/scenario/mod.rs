@@ -18,7 +18,16 @@ pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
 
 /// Parses and validates a scenario and builds its simulation.
 pub fn load(json: &str) -> Result<crate::sim::Simulation, ScenarioError> {
-    build::build(&parse(json)?)
+    load_with(json, &[])
+}
+
+/// `load`, with the congestion-control algorithms that the embedding program supplies for
+/// `cc = { kind = "external", slot = k }` (`tcp/cc/external.rs`).
+pub fn load_with(
+    json: &str,
+    external: &[Box<crate::tcp::cc::ExternalFactory>],
+) -> Result<crate::sim::Simulation, ScenarioError> {
+    build::build(&parse(json)?, external)
 }
 
 /// The scenario JSON Schema, pretty-printed.

@@ -17,6 +17,7 @@ use crate::config::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use external::{ExternalAlgorithm, ExternalFactory};
 pub use param::ParamError;
 
 // The registry: one line per algorithm (its module, its type and its configuration's type).
@@ -47,15 +48,21 @@ registry::algorithms! {
     /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
     /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
     xcp => Xcp(XcpConfig),
+    /// An algorithm written outside the core, in Python (`ccsim.CongestionControl`), which the
+    /// Python front end puts here; not for scenario files (`external.rs`).
+    external => External(ExternalConfig),
 }
 
 /// What building an algorithm from its configuration may read: the defaults profile of the
-/// scenario (for parameters whose default differs between Linux, ns-2 and the RFCs) and the
-/// connection's segment size.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct BuildContext {
+/// scenario (for parameters whose default differs between Linux, ns-2 and the RFCs), the
+/// connection's segment size, the flow's name, and the algorithms the embedding program
+/// supplies (`external.rs`).
+#[derive(Copy, Clone)]
+pub struct BuildContext<'a> {
     pub profile: Profile,
     pub mss: u32,
+    pub flow: &'a str,
+    pub external: &'a [Box<ExternalFactory>],
 }
 
 /// An algorithm's configuration, as a scenario writes it (`cc = { kind = "name", ... }`): the
@@ -228,8 +235,13 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
 }
 
 #[cfg(test)]
-pub(crate) fn test_ctx(profile: Profile) -> BuildContext {
-    BuildContext { profile, mss: 1000 }
+pub(crate) fn test_ctx(profile: Profile) -> BuildContext<'static> {
+    BuildContext {
+        profile,
+        mss: 1000,
+        flow: "f",
+        external: &[],
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,453 @@
+//! Congestion control written in Python (`ccsim.CongestionControl`), as an external algorithm
+//! of the core (`ccsim::tcp::cc::external`).
+//!
+//! Each hook the Python class defines is called with the GIL taken for the call (the run
+//! itself holds none), with a `Connection` view of the sender's state and, for ACKs, an `Ack`.
+//! The view's `cwnd` and `ssthresh` are written back after the hook. A hook that raises, or
+//! leaves the window not a positive finite number, ends the algorithm's part in the run: the
+//! failure (hook, flow, simulated time, exception) is kept for the Python runner, which stops
+//! at the end of the current step and raises it; meanwhile the hooks are no longer called.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use ccsim::tcp::cc::{
+    cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, ExternalAlgorithm,
+    ExternalFactory, TcpState,
+};
+
+/// The first failure of a Python hook in a run.
+pub struct Failure {
+    pub hook: &'static str,
+    pub flow: String,
+    pub time_s: f64,
+    pub err: PyErr,
+}
+
+/// Shared by a simulation and its Python algorithms.
+pub type FailureSlot = Arc<Mutex<Option<Failure>>>;
+
+/// The sender's state as a Python hook sees it: `cwnd` and `ssthresh` (segments) may be set,
+/// the rest is read-only.
+#[pyclass(module = "ccsim._core")]
+pub struct Connection {
+    st: TcpState,
+    flow: String,
+}
+
+fn ca_state_name(s: CaState) -> &'static str {
+    match s {
+        CaState::Open => "open",
+        CaState::Cwr => "cwr",
+        CaState::Recovery => "recovery",
+        CaState::Loss => "loss",
+    }
+}
+
+#[pymethods]
+impl Connection {
+    /// Congestion window, segments.
+    #[getter]
+    fn cwnd(&self) -> f64 {
+        self.st.cwnd
+    }
+    #[setter]
+    fn set_cwnd(&mut self, v: f64) {
+        self.st.cwnd = v;
+    }
+    /// Slow-start threshold, segments.
+    #[getter]
+    fn ssthresh(&self) -> f64 {
+        self.st.ssthresh
+    }
+    #[setter]
+    fn set_ssthresh(&mut self, v: f64) {
+        self.st.ssthresh = v;
+    }
+    /// Segment size, bytes.
+    #[getter]
+    fn mss(&self) -> u32 {
+        self.st.mss
+    }
+    /// Smoothed RTT, seconds (0 before the first sample).
+    #[getter]
+    fn srtt(&self) -> f64 {
+        self.st.srtt.as_secs_f64()
+    }
+    /// Smallest RTT sample so far, seconds (infinite before the first).
+    #[getter]
+    fn min_rtt(&self) -> f64 {
+        if self.st.min_rtt == ccsim::time::SimTime::MAX {
+            f64::INFINITY
+        } else {
+            self.st.min_rtt.as_secs_f64()
+        }
+    }
+    /// Segments sent and not cumulatively acknowledged.
+    #[getter]
+    fn in_flight(&self) -> u64 {
+        self.st.flight
+    }
+    /// Oldest unacknowledged segment and one past the highest sent, in segments.
+    #[getter]
+    fn snd_una(&self) -> u64 {
+        self.st.snd_una
+    }
+    #[getter]
+    fn snd_nxt(&self) -> u64 {
+        self.st.snd_nxt
+    }
+    /// Receiver window, segments (infinite when unlimited).
+    #[getter]
+    fn rwnd(&self) -> f64 {
+        self.st.rwnd
+    }
+    /// Loss-recovery state: "open", "cwr", "recovery" or "loss" (Linux's `tcp_ca_state`).
+    #[getter]
+    fn ca_state(&self) -> &'static str {
+        ca_state_name(self.st.ca_state)
+    }
+    /// Simulated time, seconds.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.st.now.as_secs_f64()
+    }
+    /// The flow's name.
+    #[getter]
+    fn flow(&self) -> &str {
+        &self.flow
+    }
+    /// Whether cwnd is below ssthresh.
+    #[getter]
+    fn in_slow_start(&self) -> bool {
+        self.st.in_slow_start()
+    }
+    /// Linux's `tcp_slow_start`: grows cwnd by the connection's slow-start rule for `acked`
+    /// segments, not past ssthresh; returns what is left of `acked` for congestion avoidance.
+    fn slow_start(&mut self, acked: f64) -> f64 {
+        slow_start(&mut self.st, acked)
+    }
+    /// Linux's `tcp_cong_avoid_ai`: one segment per `w` segments acknowledged.
+    fn cong_avoid_ai(&mut self, w: f64, acked: f64) {
+        cong_avoid_ai(&mut self.st, w, acked)
+    }
+}
+
+/// What one ACK that acknowledged new data tells the algorithm.
+#[pyclass(module = "ccsim._core", frozen)]
+pub struct Ack {
+    /// Segments newly acknowledged by the cumulative ACK.
+    #[pyo3(get)]
+    segments: u64,
+    /// Segments to count for window growth (at most 1 under ns-2's per-ACK counting).
+    #[pyo3(get)]
+    acked: f64,
+    /// The RTT this ACK measured, seconds, if it gave a valid sample (Karn's rule).
+    #[pyo3(get)]
+    rtt: Option<f64>,
+    /// The ACK carried ECN-Echo.
+    #[pyo3(get)]
+    ece: bool,
+}
+
+impl Ack {
+    fn of(a: &AckSample) -> Ack {
+        Ack {
+            segments: a.segments,
+            acked: a.acked,
+            rtt: a.rtt.map(|t| t.as_secs_f64()),
+            ece: a.ece,
+        }
+    }
+}
+
+/// Which optional hooks the Python class defines (the base class's do nothing).
+#[derive(Clone, Copy, Debug, Default)]
+struct Hooks {
+    pkts_acked: bool,
+    set_state: bool,
+    cwnd_event: bool,
+}
+
+/// One flow's Python algorithm.
+pub struct PyAlgorithm {
+    obj: Py<PyAny>,
+    factory: Py<PyAny>,
+    conn: Py<Connection>,
+    hooks: Hooks,
+    failure: FailureSlot,
+    flow: String,
+}
+
+impl std::fmt::Debug for PyAlgorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PyAlgorithm({})", self.flow)
+    }
+}
+
+impl PyAlgorithm {
+    /// Calls `factory(flow)` and wraps the algorithm it returns.
+    fn make(
+        py: Python<'_>,
+        factory: &Py<PyAny>,
+        flow: &str,
+        failure: &FailureSlot,
+    ) -> PyResult<PyAlgorithm> {
+        let obj = factory.call1(py, (flow,))?;
+        let names: Vec<String> = obj.call_method0(py, "_defined_hooks")?.extract(py)?;
+        let has = |n: &str| names.iter().any(|x| x == n);
+        for required in ["ssthresh", "cong_avoid"] {
+            if !has(required) {
+                let cls = obj.bind(py).get_type().name()?;
+                return Err(PyValueError::new_err(format!(
+                    "{cls} defines no {required}(): a congestion control must define \
+                     ssthresh() and cong_avoid() (Linux's required hooks)"
+                )));
+            }
+        }
+        let st = TcpState {
+            cwnd: 1.0,
+            ssthresh: f64::INFINITY,
+            mss: 0,
+            rwnd: f64::INFINITY,
+            flight: 0,
+            ca_state: CaState::Open,
+            srtt: ccsim::time::SimTime::ZERO,
+            min_rtt: ccsim::time::SimTime::MAX,
+            now: ccsim::time::SimTime::ZERO,
+            snd_una: 0,
+            snd_nxt: 0,
+            slow_start: ccsim::tcp::slow_start::SlowStart::Standard,
+        };
+        let conn = Py::new(
+            py,
+            Connection {
+                st,
+                flow: flow.to_string(),
+            },
+        )?;
+        Ok(PyAlgorithm {
+            obj,
+            factory: factory.clone_ref(py),
+            conn,
+            hooks: Hooks {
+                pkts_acked: has("pkts_acked"),
+                set_state: has("set_state"),
+                cwnd_event: has("cwnd_event"),
+            },
+            failure: failure.clone(),
+            flow: flow.to_string(),
+        })
+    }
+
+    fn failed(&self) -> bool {
+        self.failure.lock().map(|f| f.is_some()).unwrap_or(true)
+    }
+
+    fn fail(&self, hook: &'static str, st: &TcpState, err: PyErr) {
+        if let Ok(mut slot) = self.failure.lock() {
+            if slot.is_none() {
+                *slot = Some(Failure {
+                    hook,
+                    flow: self.flow.clone(),
+                    time_s: st.now.as_secs_f64(),
+                    err,
+                });
+            }
+        }
+    }
+
+    /// Calls hook `hook` with the connection set to `st`, and returns the connection's window
+    /// and threshold after it, checked, or None where it failed (recorded).
+    fn call(
+        &self,
+        hook: &'static str,
+        st: &TcpState,
+        args: impl FnOnce(Python<'_>, Py<Connection>) -> PyResult<Py<PyAny>>,
+    ) -> Option<(f64, f64, Py<PyAny>)> {
+        if self.failed() {
+            return None;
+        }
+        let out = Python::attach(|py| -> PyResult<(f64, f64, Py<PyAny>)> {
+            {
+                let mut c = self.conn.borrow_mut(py);
+                c.st = st.clone();
+            }
+            let ret = args(py, self.conn.clone_ref(py))?;
+            let c = self.conn.borrow(py);
+            let (cwnd, ssthresh) = (c.st.cwnd, c.st.ssthresh);
+            if !(cwnd.is_finite() && cwnd > 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "left cwnd = {cwnd}: the window must be a positive finite number of segments"
+                )));
+            }
+            if ssthresh.is_nan() || ssthresh <= 0.0 {
+                return Err(PyValueError::new_err(format!(
+                    "left ssthresh = {ssthresh}: the threshold must be a positive number of \
+                     segments (infinite for none)"
+                )));
+            }
+            Ok((cwnd, ssthresh, ret))
+        });
+        match out {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.fail(hook, st, e);
+                None
+            }
+        }
+    }
+
+    /// Calls a hook that may change the window, and applies what it left.
+    fn call_mut(
+        &self,
+        hook: &'static str,
+        st: &mut TcpState,
+        args: impl FnOnce(Python<'_>, Py<Connection>) -> PyResult<Py<PyAny>>,
+    ) {
+        if let Some((cwnd, ssthresh, _)) = self.call(hook, st, args) {
+            st.cwnd = cwnd;
+            st.ssthresh = ssthresh;
+        }
+    }
+}
+
+impl CongestionControl for PyAlgorithm {
+    fn ssthresh(&self, st: &TcpState) -> f64 {
+        // Once the algorithm has failed, Reno's halving keeps the rest of the step sane until
+        // the runner stops the run.
+        let fallback = (st.cwnd.min(st.rwnd) / 2.0).max(2.0);
+        let obj = &self.obj;
+        let out = self.call("ssthresh", st, |py, c| {
+            obj.call_method1(py, "ssthresh", (c,))
+        });
+        let Some((_, _, ret)) = out else {
+            return fallback;
+        };
+        let v = Python::attach(|py| ret.extract::<f64>(py));
+        match v {
+            Ok(v) if v.is_finite() && v > 0.0 => v,
+            Ok(v) => {
+                let msg = format!("returned {v}: expected a positive finite number of segments");
+                self.fail("ssthresh", st, PyValueError::new_err(msg));
+                fallback
+            }
+            Err(e) => {
+                self.fail("ssthresh", st, e);
+                fallback
+            }
+        }
+    }
+
+    fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
+        let obj = &self.obj;
+        self.call_mut("cong_avoid", st, |py, c| {
+            obj.call_method1(py, "cong_avoid", (c, Ack::of(ack)))
+        });
+    }
+
+    fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
+        if !self.hooks.pkts_acked {
+            return;
+        }
+        let obj = &self.obj;
+        let out = self.call("pkts_acked", st, |py, c| {
+            obj.call_method1(py, "pkts_acked", (c, Ack::of(ack)))
+        });
+        if let Some((cwnd, ssthresh, _)) = out {
+            if cwnd != st.cwnd || ssthresh != st.ssthresh {
+                let msg = "changed the window: pkts_acked observes (Linux's contract); \
+                           window changes belong in cong_avoid";
+                self.fail("pkts_acked", st, PyValueError::new_err(msg));
+            }
+        }
+    }
+
+    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+        if !self.hooks.set_state {
+            return;
+        }
+        let obj = &self.obj;
+        self.call_mut("set_state", st, |py, c| {
+            obj.call_method1(py, "set_state", (c, ca_state_name(new)))
+        });
+    }
+
+    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+        if !self.hooks.cwnd_event {
+            return;
+        }
+        let name = match ev {
+            CaEvent::TxStart => "tx_start",
+            CaEvent::Timeout => "timeout",
+            CaEvent::EcnEcho => "ecn_echo",
+            CaEvent::RecoveryExit => "recovery_exit",
+        };
+        let obj = &self.obj;
+        self.call_mut("cwnd_event", st, |py, c| {
+            obj.call_method1(py, "cwnd_event", (c, name))
+        });
+    }
+}
+
+impl ExternalAlgorithm for PyAlgorithm {
+    fn fresh(&self) -> Box<dyn ExternalAlgorithm> {
+        let made =
+            Python::attach(|py| PyAlgorithm::make(py, &self.factory, &self.flow, &self.failure));
+        match made {
+            Ok(a) => Box::new(a),
+            // The factory worked for this flow already; should it fail now, the failure is
+            // reported as the run's and the copy is this one's twin in name only.
+            Err(e) => {
+                let st = Python::attach(|py| self.conn.borrow(py).st.clone());
+                self.fail("__init__", &st, e);
+                let obj = Python::attach(|py| self.obj.clone_ref(py));
+                let conn = Python::attach(|py| self.conn.clone_ref(py));
+                let factory = Python::attach(|py| self.factory.clone_ref(py));
+                Box::new(PyAlgorithm {
+                    obj,
+                    factory,
+                    conn,
+                    hooks: self.hooks,
+                    failure: self.failure.clone(),
+                    flow: self.flow.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// The core's factories for the Python factories `factories` (`factory(flow_name)` returns a
+/// `ccsim.CongestionControl`), in slot order.
+pub fn factories(
+    py: Python<'_>,
+    factories: &Bound<'_, PyList>,
+    failure: &FailureSlot,
+) -> Vec<Box<ExternalFactory>> {
+    factories
+        .iter()
+        .map(|f| {
+            let f: Py<PyAny> = f.unbind();
+            let failure = failure.clone();
+            let _ = py;
+            Box::new(move |flow: &str| {
+                Python::attach(|py| PyAlgorithm::make(py, &f, flow, &failure))
+                    .map(|a| Box::new(a) as Box<dyn ExternalAlgorithm>)
+                    .map_err(|e| Python::attach(|py| describe(py, &e)))
+            }) as Box<ExternalFactory>
+        })
+        .collect()
+}
+
+/// `Type: message` of a Python exception.
+fn describe(py: Python<'_>, e: &PyErr) -> String {
+    let name = e
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "Exception".into());
+    format!("{name}: {}", e.value(py))
+}

@@ -1,0 +1,197 @@
+"""Congestion control written in Python.
+
+Subclass :class:`CongestionControl`, define its hooks (Linux's ``tcp_congestion_ops`` names,
+as the Rust algorithms have), and give it to a flow from code::
+
+    class Aimd(ccsim.CongestionControl):
+        def __init__(self, beta=0.5):
+            self.beta = beta
+
+        def ssthresh(self, conn):
+            return max(conn.cwnd * self.beta, 2.0)
+
+        def cong_avoid(self, conn, ack):
+            acked = conn.slow_start(ack.acked) if conn.in_slow_start else ack.acked
+            conn.cong_avoid_ai(conn.cwnd, acked)
+
+    ccsim.TcpFlow("f", "s0", "d0", tcp={"cc": Aimd(beta=0.7)})
+
+or register it by name, which scenario files and dicts may then use (``cc = "aimd"`` or
+``cc = { kind = "aimd", beta = 0.7 }``, the table's other keys passed to the class)::
+
+    ccsim.register_cc("aimd", Aimd)
+
+Scenario files stay data: a name they use must have been registered by the program that runs
+them. The algorithm plugs in where a Rust one does (`crates/ccsim/src/tcp/cc/external.rs`), so
+slow-start rules, ECN, ACNS and loss recovery work around it unchanged. Each flow gets its own
+instance: an instance given is copied (``copy.deepcopy``) for each flow, a class is called with
+no arguments.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ScenarioError
+
+HOOKS = ("ssthresh", "cong_avoid", "pkts_acked", "set_state", "cwnd_event")
+
+
+class CongestionControl:
+    """Base class of a congestion control written in Python.
+
+    Each hook gets ``conn``, a view of the sender's state: ``cwnd`` and ``ssthresh``
+    (segments) may be set; ``mss``, ``srtt``, ``min_rtt`` (seconds), ``in_flight``,
+    ``snd_una``, ``snd_nxt`` (segments), ``rwnd``, ``ca_state`` (``"open"``, ``"cwr"``,
+    ``"recovery"``, ``"loss"``), ``now`` (seconds), ``flow`` and ``in_slow_start`` are read
+    only; ``conn.slow_start(acked)`` and ``conn.cong_avoid_ai(w, acked)`` are Linux's
+    ``tcp_slow_start`` (with the connection's slow-start rule) and ``tcp_cong_avoid_ai``.
+    ACK hooks also get ``ack``: ``segments`` and ``acked`` (newly acknowledged; ``acked``
+    counts per the connection's ``ack_counting``), ``rtt`` (seconds, or None) and ``ece``.
+
+    An exception in a hook, or a window left non-positive, NaN or infinite, stops the run with
+    :class:`ccsim.CongestionControlError` naming the hook, the flow and the simulated time.
+    """
+
+    def ssthresh(self, conn: Any) -> float:
+        """Required: the slow-start threshold after a loss or an ECN echo (segments). Return
+        it; the sender assigns it (the window itself is set by loss recovery)."""
+        raise NotImplementedError
+
+    def cong_avoid(self, conn: Any, ack: Any) -> None:
+        """Required: window growth on an ACK of new data outside loss recovery."""
+        raise NotImplementedError
+
+    def pkts_acked(self, conn: Any, ack: Any) -> None:
+        """Every ACK of new data, in any state, before ``cong_avoid``: for RTT samples. It
+        observes; changing the window here is an error (window changes go in ``cong_avoid``)."""
+
+    def set_state(self, conn: Any, state: str) -> None:
+        """The loss-recovery state is about to become ``state``."""
+
+    def cwnd_event(self, conn: Any, event: str) -> None:
+        """``"tx_start"``, ``"timeout"``, ``"ecn_echo"`` or ``"recovery_exit"``."""
+
+    def _defined_hooks(self) -> list[str]:
+        """The hooks this class defines (the core calls only those)."""
+        cls = type(self)
+        return [h for h in HOOKS if getattr(cls, h) is not getattr(CongestionControl, h)]
+
+
+Factory = Callable[[str], CongestionControl]
+_REGISTRY: dict[str, type[CongestionControl] | Callable[..., CongestionControl]] = {}
+
+
+def register_cc(name: str, factory: type[CongestionControl] | Callable[..., Any]) -> None:
+    """Makes ``name`` a congestion control that scenarios may use (``cc = "name"`` or
+    ``cc = { kind = "name", <keyword arguments> }``): ``factory(**kwargs)`` (a
+    :class:`CongestionControl` subclass, or a callable returning an instance) makes each
+    flow's instance. Registering a name again replaces it; a built-in name is refused."""
+    if not isinstance(name, str) or not name:
+        raise ValueError("register_cc: name must be a non-empty string")
+    from . import _native
+
+    builtin = _builtin_names(_native.schema())
+    if name in builtin:
+        raise ValueError(
+            f"register_cc: {name!r} is a built-in congestion control; built-in names: "
+            f"{', '.join(sorted(builtin))}"
+        )
+    if not callable(factory):
+        raise TypeError("register_cc: factory must be a CongestionControl subclass or callable")
+    _REGISTRY[name] = factory
+
+
+def registered() -> dict[str, Any]:
+    """The names registered with :func:`register_cc`, and their factories."""
+    return dict(_REGISTRY)
+
+
+def _builtin_names(schema: dict[str, Any]) -> set[str]:
+    variants = schema["$defs"]["CcSpec"]["oneOf"]
+    return {v["properties"]["kind"]["const"] for v in variants} - {"external"}
+
+
+def _checked(obj: Any, what: str) -> CongestionControl:
+    if not isinstance(obj, CongestionControl):
+        raise TypeError(f"{what} made a {type(obj).__name__}, not a ccsim.CongestionControl")
+    return obj
+
+
+def _factory(value: Any, path: str) -> tuple[Factory, str] | None:
+    """The per-flow factory and a description of a ``cc`` value that is a Python algorithm
+    (an instance, a class, a registered name or table), or None for a built-in one."""
+    if isinstance(value, CongestionControl):
+        return (lambda flow: copy.deepcopy(value)), _describe(type(value))
+    if isinstance(value, type) and issubclass(value, CongestionControl):
+        return (lambda flow: _checked(value(), value.__name__)), _describe(value)
+    name, kwargs = None, {}
+    if isinstance(value, str):
+        name = value
+    elif isinstance(value, dict) and isinstance(value.get("kind"), str):
+        name = value["kind"]
+        kwargs = {k: v for k, v in value.items() if k != "kind"}
+    if name is None or name not in _REGISTRY:
+        return None
+    make = _REGISTRY[name]
+
+    def build(flow: str) -> CongestionControl:
+        try:
+            return _checked(make(**kwargs), name)
+        except TypeError as e:
+            raise ScenarioError(path, f"{name}: {e}") from None
+
+    return build, f"{name} ({_describe(make)})"
+
+
+def _describe(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
+
+
+class Extracted:
+    """A scenario dict ready for the core (``core``), the factories of its Python algorithms
+    by slot (``factories``), and how results name them: ``described`` (slot → module.Class)
+    and ``labels`` (flow name, or ``"name."`` for the transfers of an arrivals entry → class
+    name)."""
+
+    def __init__(self, core: dict[str, Any]):
+        self.core = core
+        self.factories: list[Factory] = []
+        self.described: dict[str, str] = {}
+        self.labels: dict[str, str] = {}
+
+    def label(self, flow: str) -> str | None:
+        """The class name of flow ``flow``'s Python algorithm, if it has one."""
+        if flow in self.labels:
+            return self.labels[flow]
+        prefix = flow.rsplit(".", 1)[0] + "."
+        return self.labels.get(prefix)
+
+
+def extract(d: dict[str, Any]) -> Extracted:
+    """``d`` with each Python algorithm (in ``flows[i].tcp.cc``) replaced by the core's
+    ``{"kind": "external", "slot": k}``, with the factories by slot."""
+    out = Extracted(d)
+    flows = d.get("flows")
+    if not isinstance(flows, list):
+        return out
+    for i, flow in enumerate(flows):
+        tcp = flow.get("tcp") if isinstance(flow, dict) else None
+        if not isinstance(tcp, dict) or "cc" not in tcp:
+            continue
+        found = _factory(tcp["cc"], f"flows[{i}].tcp.cc")
+        if found is None:
+            continue
+        if out.core is d:
+            out.core = dict(d, flows=list(flows))
+        make, what = found
+        slot = len(out.factories)
+        out.factories.append(make)
+        out.described[str(slot)] = what
+        name = str(flow.get("name", ""))
+        key = name + "." if flow.get("kind") == "tcp_arrivals" else name
+        out.labels[key] = what.split(" ")[0].rsplit(".", 1)[-1]
+        out.core["flows"][i] = dict(flow, tcp=dict(tcp, cc={"kind": "external", "slot": slot}))
+    return out
