@@ -16,6 +16,7 @@ from ccsim import (
     Outage,
     Scenario,
     ScenarioError,
+    Step,
     TcpArrivals,
     TcpFlow,
     Trace,
@@ -48,6 +49,11 @@ def test_loss_models():
     }
     assert LossList([3, 7]).to_dict() == {"kind": "list", "packets": [3, 7]}
     assert DropTail(limit_bytes="64KiB").to_dict() == {"kind": "droptail", "limit_bytes": "64KiB"}
+    assert Step(threshold=20, nodrop=True).to_dict() == {
+        "kind": "step",
+        "threshold": 20,
+        "nodrop": True,
+    }
 
 
 def test_dumbbell_with_overrides():

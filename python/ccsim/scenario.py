@@ -43,6 +43,7 @@ __all__ = [
     "Pie",
     "Red",
     "Scenario",
+    "Step",
     "TcpArrivals",
     "TcpFlow",
     "Trace",
@@ -122,6 +123,21 @@ class Red(_Builder):
     use_mark_p: bool | None = None
     harddrop: bool | None = None
     auto: bool | None = None
+
+
+@dataclass
+class Step(_Builder):
+    """Step marking, DCTCP's AQM (RFC 8257 §3.1; Linux ``sch_red`` with min = max = K): an
+    ECN-capable arrival finding ``threshold`` packets (or ``threshold_bytes``) or more waiting
+    is marked CE, a Not-ECT one dropped, or queued with ``nodrop``. Give exactly one threshold;
+    the capacity is ``limit`` packets or ``limit_bytes`` (default: the profile's)."""
+
+    kind: ClassVar[str] = "step"
+    threshold: int | None = None
+    threshold_bytes: Quantity | None = None
+    limit: int | None = None
+    limit_bytes: Quantity | None = None
+    nodrop: bool | None = None
 
 
 @dataclass

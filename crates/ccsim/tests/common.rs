@@ -91,6 +91,29 @@ pub fn assert_same_tables(a: &Results, b: &Results, what: &str) {
     }
 }
 
+/// Runs `json` (a scenario object) on the fast route and on the reference route (`"engine":
+/// "reference"`: every packet by its own events), asserts that both give identical tables and
+/// series, and returns the fast route's results.
+pub fn on_both_routes(json: &str) -> Results {
+    let fast = run(json);
+    let reference = run(&json.replacen('{', r#"{"engine":"reference","#, 1));
+    // The fast route skips events (express queues, cut-through): fewer shows it was taken.
+    assert!(
+        fast.meta.events < reference.meta.events,
+        "both runs took one route"
+    );
+    assert_same_tables(&reference, &fast, "reference route");
+    assert_eq!(reference.series.len(), fast.series.len());
+    for ((n, a), (_, b)) in reference.series.iter().zip(&fast.series) {
+        assert_eq!(
+            (&a.time, &a.id, &a.value),
+            (&b.time, &b.id, &b.value),
+            "reference route: series {n:?} differs"
+        );
+    }
+    fast
+}
+
 /// A dumbbell scenario: `pairs` pairs, a bottleneck of `rate`/`delay_ms` with queue `queue`
 /// (JSON), the profile's access links, the flows given as JSON, and a trace spec.
 #[allow(clippy::too_many_arguments)]

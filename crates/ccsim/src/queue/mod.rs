@@ -37,6 +37,7 @@ registry::disciplines! {
     fq_codel => FqCodel(FqCodelSpec),   // RFC 8290, Linux `sch_fq_codel`
     xcp => Xcp(XcpSpec),                // the XCP router (Katabi, Handley & Rohrs 2002)
     acns => Acns(AcnsQueueSpec),        // the ACNS router (Olšovský 2014)
+    step => Step(StepSpec),             // DCTCP's step marking (RFC 8257 §3.1)
 }
 
 /// What building a discipline from its configuration may read: the scenario's defaults

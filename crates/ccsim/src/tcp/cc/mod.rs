@@ -45,6 +45,8 @@ registry::algorithms! {
     highspeed => HighSpeed(HighSpeedConfig),
     /// Scalable TCP (Kelly 2003), Linux `tcp_scalable.c` (`scalable.rs`).
     scalable => Scalable(ScalableConfig),
+    /// Veno: Reno that tells random from congestion loss by Vegas's backlog (`veno.rs`).
+    veno => Veno(VenoConfig),
     /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
     /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
     xcp => Xcp(XcpConfig),
