@@ -6,9 +6,15 @@ reference shows every field of the schema with its type, default and bounds.
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -112,3 +118,15 @@ def test_the_reference_renders_types_defaults_and_bounds():
     assert "| `limit` | integer |  | 1 ≤ x ≤ 10 |" in page
     assert '| `"default"` | The default |' in page
     assert "ccsim 9.9" in page
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/quickstart.md", "docs/guide/scenarios.md"])
+def test_the_scenario_examples_are_valid_scenarios(page):
+    import ccsim
+
+    blocks = re.findall(
+        r"^```toml\n(.*?)^```", (ROOT / page).read_text(encoding="utf-8"), re.S | re.M
+    )
+    assert blocks, page
+    for block in blocks:
+        ccsim.validate(tomllib.loads(block))
