@@ -302,3 +302,20 @@ def test_sweep_object_and_file_forms(tmp_path):
         ccsim.sweep(ccsim.Sweep(base(), AXES), AXES)
     with pytest.raises(ValueError, match="table must be one of flows, queues, points"):
         ccsim.sweep(base(), AXES, table="flow")
+
+
+def test_a_point_computed_by_another_core_is_not_kept(tmp_path, monkeypatch):
+    # A cluster worker with another ccsim build: its result would be filed under this core's
+    # key. Here the run's provenance says another core computed it.
+    from ccsim import provenance
+
+    real = provenance.build_info
+    monkeypatch.setattr(provenance, "build_info", lambda: {**real(), "core_id": "0.0.1+other"})
+    axes = {"topology.bottleneck.queue.limit": [10, 20]}
+    with pytest.raises(ccsim.SweepFailed) as e:
+        ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False)
+    assert "runs ccsim core 0.0.1+other, not this sweep's " in str(e.value)
+    assert "install the same ccsim build on every worker" in str(e.value)
+    assert len(e.value.failures) == 2 and not list((tmp_path / "points").glob("*[0-9a-f].parquet"))
+    monkeypatch.setattr(provenance, "build_info", real)
+    assert len(ccsim.sweep(base(), axes, workers=0, output=tmp_path, progress=False)) == 4

@@ -118,7 +118,8 @@ def test_failed_point_exit_1_and_listed(tmp_path, monkeypatch, capsys):
 def test_dask_without_dask_says_what_to_install(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
     assert main(["sweep", str(grid(tmp_path)), "--dask", "tcp://127.0.0.1:8786"]) == 1
-    assert "pip install 'ccsim[dask]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pip install 'dask[distributed]' (or, in a ccsim clone, pip install '.[dask]')" in err
 
 
 @pytest.mark.parametrize(

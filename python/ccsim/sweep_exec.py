@@ -26,8 +26,10 @@ from typing import Any
 
 Job = tuple[str, str]  # (key, scenario JSON)
 
+# ccsim is installed from a clone (it is on no package index), so 'ccsim[dask]' would fail.
 DASK_MISSING = (
-    "running a sweep on Dask needs the dask.distributed package: pip install 'ccsim[dask]'"
+    "running a sweep on Dask needs the dask.distributed package: pip install "
+    "'dask[distributed]' (or, in a ccsim clone, pip install '.[dask]')"
 )
 
 

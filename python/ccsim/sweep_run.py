@@ -204,6 +204,27 @@ def _executor(workers: int | None, client: Any):
     return InProcess() if workers == 0 else LocalPool(workers)
 
 
+def _same_core(payload: dict, version: str) -> dict:
+    """The payload, or a failure if a worker computed it with another core than this process's:
+    its result would be kept under this core's key. On a cluster every worker must run the
+    same build (docs/guide/clusters.md)."""
+    other = payload.get("meta", {}).get("core_id") if payload["ok"] else None
+    if other is None or other == version:
+        return payload
+    where = payload.get("worker", {})
+    return {
+        "ok": False,
+        "error": (
+            f"the worker ({where.get('host', '?')}, pid {where.get('pid', '?')}) runs ccsim "
+            f"core {other}, not this sweep's {version}: install the same ccsim build on every "
+            "worker (see the cluster guide); the point is not kept"
+        ),
+        "traceback": "",
+        "wall_s": payload.get("wall_s"),
+        "worker": where,
+    }
+
+
 def _record(pt: Point, key: str, version: str, scenario: dict, payload: dict) -> dict:
     record = {
         "format": FORMAT,
@@ -307,6 +328,7 @@ def execute(
             with executor as ex:
                 for key, payload in ex.results(todo):
                     pt = first[key]
+                    payload = _same_core(payload, version)
                     record = _record(pt, key, version, scenarios[pt.index], payload)
                     if payload["ok"]:
                         packets = payload["packets"]

@@ -1,36 +1,6 @@
 """Explicit topologies from real networks: a NetworkX graph, or a GraphML file such as those of
 the Internet Topology Zoo (Knight et al., "The Internet Topology Zoo", IEEE JSAC 29(9), 2011;
-https://topology-zoo.org).
-
->>> topo = ccsim.topology_from_graphml("Abilene.graphml", default_rate="10Gbps")
->>> scenario = ccsim.Scenario(name="abilene", duration="30s", topology=topo, flows=[
-...     ccsim.TcpFlow("f", src="New York", dst="Los Angeles")])
-
-Each graph node becomes a node and each edge a full-duplex link, routed as every explicit
-topology is (shortest paths in hops). A link's rate, in order of preference:
-
-1. the edge's ``rate`` attribute, as a scenario writes it (``"10Gbps"``, or bit/s);
-2. the Topology Zoo's ``LinkSpeedRaw`` (bit/s), else ``LinkSpeed`` times ``LinkSpeedUnits``
-   (``"10"`` and ``"G"``; units k, M, G, T, with or without ``bps``);
-3. ``default_rate``.
-
-Its one-way delay:
-
-1. the edge's ``delay`` attribute (``"5ms"``, or seconds);
-2. the great-circle distance between its nodes' ``Latitude`` and ``Longitude`` (degrees, as
-   the Zoo gives them; haversine on a sphere of the Earth's mean radius, 6,371,008.8 m, the
-   IUGG value) over ``propagation_speed``, 2e8 m/s by default (light in optical fibre, whose
-   refractive index is about 1.5);
-3. ``default_delay``.
-
-An edge none of these covers is an error naming the edge and what is missing, as is a value
-that cannot be read, a directed graph (links are full-duplex), or an edge from a node to itself.
-``queue`` (a queue table or builder) is given to every link; left out, links take the profile's.
-
-Node names: a node's ``label`` (the Zoo names its nodes by city) where no other node has the
-same one, otherwise ``"label (id)"`` with the graph's node id; the id where it has no label.
-``names="id"`` uses the ids throughout. Links are named ``"a-b"`` after their nodes, with
-``#2``, ``#3``, ... for further links between the same two nodes.
+https://topology-zoo.org). :func:`topology_from_networkx` says how links and names are made.
 """
 
 from __future__ import annotations
@@ -204,8 +174,40 @@ def topology_from_networkx(
     source: str = "",
 ) -> dict[str, Any]:
     """The ``explicit`` topology table of an undirected NetworkX graph (``Graph`` or
-    ``MultiGraph``): see the module's text for how rates, delays and names are found.
-    ``source`` prefixes error messages (the file it came from)."""
+    ``MultiGraph``), for a scenario's ``topology``.
+
+    >>> topo = ccsim.topology_from_graphml("Abilene.graphml", default_rate="10Gbps")
+    >>> scenario = ccsim.Scenario(name="abilene", duration="30s", topology=topo,
+    ...     flows=[ccsim.TcpFlow("f", src="New York", dst="Los Angeles")])
+
+    Each graph node becomes a node and each edge a full-duplex link, routed as every explicit
+    topology is (shortest paths in hops). A link's rate, in order of preference:
+
+    1. the edge's ``rate`` attribute, as a scenario writes it (``"10Gbps"``, or bit/s);
+    2. the Topology Zoo's ``LinkSpeedRaw`` (bit/s), else ``LinkSpeed`` times
+       ``LinkSpeedUnits`` (``"10"`` and ``"G"``; units k, M, G, T, with or without ``bps``);
+    3. ``default_rate``.
+
+    Its one-way delay:
+
+    1. the edge's ``delay`` attribute (``"5ms"``, or seconds);
+    2. the great-circle distance between its nodes' ``Latitude`` and ``Longitude`` (degrees,
+       as the Zoo gives them; the haversine formula on a sphere of the Earth's mean radius,
+       6,371,008.8 m) over ``propagation_speed``: 2e8 m/s by default, light in optical fibre
+       (refractive index about 1.5), rounded to whole nanoseconds;
+    3. ``default_delay``.
+
+    An edge none of these covers is an error naming the edge and what is missing, as is a
+    value that cannot be read, a directed graph (links are full-duplex: pass
+    ``graph.to_undirected()``) or an edge from a node to itself. ``queue`` (a queue table or
+    builder) is given to every link; left out, links take the profile's.
+
+    Node names: a node's ``label`` (the Zoo names its nodes by city) where no other node has
+    the same one, otherwise ``"label (id)"`` with the graph's node id; the id where it has no
+    label. ``names="id"`` uses the ids throughout. Links are named ``"a-b"`` after their
+    nodes, with ``#2``, ``#3``, ... for further links between the same two nodes. ``source``
+    prefixes error messages (the file the graph came from).
+    """
     where = f"{source}: " if source else ""
     if graph.is_directed():
         raise ScenarioError(
@@ -248,9 +250,10 @@ def topology_from_networkx(
 
 
 def topology_from_graphml(path: str | os.PathLike, **options: Any) -> dict[str, Any]:
-    """The ``explicit`` topology table of a GraphML file (an Internet Topology Zoo file, or
-    any GraphML NetworkX reads); options as for :func:`topology_from_networkx`. A file that is
-    not GraphML raises :class:`ScenarioError` naming it."""
+    """The ``explicit`` topology table of a GraphML file: an Internet Topology Zoo file
+    (https://topology-zoo.org), or any GraphML that NetworkX reads. Options, and how rates,
+    delays and names are found, as for :func:`topology_from_networkx`. A file that is not
+    GraphML raises :class:`ScenarioError` naming it; needs the ``networkx`` package."""
     nx = _networkx()
     text = os.fspath(path)
     try:
