@@ -158,7 +158,8 @@ class _Paths:
                         todo.append(nxt)
         if dst not in back:
             raise _Unknown(f"{src} -> {dst}")
-        hops, node = [], dst
+        hops: list[Hop] = []
+        node = dst
         while True:
             step = back[node]
             if step is None:

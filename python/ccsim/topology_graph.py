@@ -25,7 +25,7 @@ NETWORKX_MISSING = (
 
 def _networkx():
     try:
-        import networkx
+        import networkx  # type: ignore[import-untyped]  # no stubs in the networkx extra
     except ImportError as e:
         raise ImportError(NETWORKX_MISSING) from e
     return networkx
@@ -53,7 +53,7 @@ def _node_names(graph: Any, names: str) -> dict[Any, str]:
         n: str(a["label"]) for n, a in graph.nodes(data=True) if a.get("label") not in (None, "")
     }
     count = Counter(labels.values())
-    out = {n: labels[n] if count[labels.get(n)] == 1 else f"{labels[n]} ({ids[n]})" for n in labels}
+    out = {n: labels[n] if count[labels[n]] == 1 else f"{labels[n]} ({ids[n]})" for n in labels}
     out.update({n: ids[n] for n in graph.nodes if n not in labels})
     clash = [text for text, k in Counter(out.values()).items() if k > 1]
     if clash:  # a label that reads like another node's "label (id)", or like an id
@@ -227,7 +227,8 @@ def topology_from_networkx(
     if queue is not None and hasattr(queue, "to_dict"):
         queue = queue.to_dict()
     name = _node_names(graph, names)
-    links, seen = [], Counter()
+    links: list[dict[str, Any]] = []
+    seen: Counter[str] = Counter()
     edges = graph.edges(data=True, keys=True) if graph.is_multigraph() else graph.edges(data=True)
     for u, v, *rest in edges:
         attrs = rest[-1]
