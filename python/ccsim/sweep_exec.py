@@ -73,10 +73,11 @@ def _exit_with_parent(parent: int) -> None:
     A worker blocks on its task queue, or computes a point for minutes, and never learns that
     the parent died: the queue's pipe stays open (every worker holds both ends), so it would
     run on, an orphan holding the caller's stdout and stderr open. On Linux the kernel kills it
-    when the parent dies (``PR_SET_PDEATHSIG``, prctl(2)); everywhere a daemon thread polls
-    ``os.getppid()``, which changes when an orphan is adopted (the core releases the GIL while
-    it simulates, so the thread runs during a point). The resource tracker then sees its pipe
-    close and exits too.
+    when the parent dies (``PR_SET_PDEATHSIG``, prctl(2)); on every POSIX system a daemon
+    thread polls ``os.getppid()``, which changes when an orphan is adopted by init or a
+    subreaper (the core releases the GIL while it simulates, so the thread runs during a
+    point). The resource tracker then sees its pipe close and exits too. (Windows keeps an
+    orphan's parent id: there neither applies.)
     """
     if sys.platform.startswith("linux"):
         try:
@@ -87,6 +88,9 @@ def _exit_with_parent(parent: int) -> None:
             libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
         except (OSError, AttributeError):
             pass  # no prctl here: the thread below suffices
+
+    if os.name != "posix":
+        return
 
     def watch() -> None:
         while os.getppid() == parent:
