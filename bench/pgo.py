@@ -148,6 +148,10 @@ def training_set() -> dict[str, dict]:
             # The ACNS router has no ECN setting: it writes commands for flows that ask for them.
             d = _variant(f"queue-{q}", series, cc="cubic", acns=True)
             queue = {"kind": q, "limit": 100}
+        elif q == "step":
+            # Step marking marks ECN-capable packets above its threshold; it has no ecn switch.
+            d = _variant(f"queue-{q}", series, ecn=True)
+            queue = {"kind": q, "threshold": 20}
         else:
             d = _variant(f"queue-{q}", series, ecn=True)
             queue = {"kind": q} | ({} if q == "droptail" else {"ecn": True})
