@@ -169,3 +169,12 @@ def test_a_class_without_the_required_hooks_is_refused_when_built():
     with pytest.raises(ccsim.ScenarioError, match="not a ccsim.CongestionControl"):
         ccsim.register_cc("thing", lambda: object())
         ccsim.run(small("thing"))
+
+
+def test_ctrl_c_inside_a_hook_is_the_users_interrupt():
+    class Interrupted(PyReno):
+        def cong_avoid(self, conn, ack):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ccsim.run(small(Interrupted()))

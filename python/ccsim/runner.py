@@ -182,5 +182,7 @@ def _raise_failure(sim: Any, external: list) -> None:
     failure = sim.failure()
     if failure is not None:
         hook, flow, time_s, exc = failure
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise exc  # Ctrl-C while a hook ran: the user's, not the algorithm's
         reason = f"{type(exc).__name__}: {exc}"
         raise CongestionControlError(hook, flow, time_s, reason) from exc

@@ -78,6 +78,8 @@ struct Simulation {
     sim: ccsim::Simulation,
     /// The first failure of a congestion control written in Python, if any.
     failure: python_cc::FailureSlot,
+    /// Whether any flow runs a congestion control written in Python.
+    python_cc: bool,
 }
 
 #[pymethods]
@@ -97,8 +99,13 @@ impl Simulation {
             Some(list) => python_cc::factories(py, list, &failure),
             None => Vec::new(),
         };
+        let python_cc = !factories.is_empty();
         let sim = ccsim::scenario::load_with(scenario_json, &factories).map_err(scenario_err)?;
-        Ok(Simulation { sim, failure })
+        Ok(Simulation {
+            sim,
+            failure,
+            python_cc,
+        })
     }
 
     /// The first failure of a congestion control written in Python, as `(hook, flow, time_s,
@@ -127,19 +134,29 @@ impl Simulation {
         self.sim.now.as_secs_f64()
     }
 
-    /// Advances to simulated time `t` seconds (capped at the end), without holding the GIL.
+    /// Advances to simulated time `t` seconds (capped at the end), without holding the GIL
+    /// unless congestion controls written in Python run (their hooks then take it cheaply).
     fn run_until(&mut self, py: Python<'_>, t: f64) {
         let sim = &mut self.sim;
-        py.detach(|| sim.run_until(SimTime::from_secs_f64(t)));
+        if self.python_cc {
+            sim.run_until(SimTime::from_secs_f64(t));
+        } else {
+            py.detach(|| sim.run_until(SimTime::from_secs_f64(t)));
+        }
     }
 
     /// Runs to the end if needed and returns the results as a dict of columns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = &mut self.sim;
-        let results = py.detach(|| {
+        let results = if self.python_cc {
             sim.run();
             ccsim::results::collect(sim)
-        });
+        } else {
+            py.detach(|| {
+                sim.run();
+                ccsim::results::collect(sim)
+            })
+        };
         results_to_py(py, &results)
     }
 }
