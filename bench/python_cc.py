@@ -4,10 +4,10 @@
     python bench/python_cc.py H --seconds 1
 
 Each benchmark scenario (bench/scenarios.py), its flows all Reno, runs twice: with the built-in
-Reno and with the Python Reno of docs/examples/python_cc.py, which gives the same tables. The Python run counts
-the ACKs its `cong_avoid` takes; ACKs per second is that count over the run's wall time, and
-the slowdown is the ratio of the two wall times. Timings, not tests: nothing here asserts a
-time (docs/performance.md).
+Reno and with the Python Reno of docs/examples/python_cc.py, which gives the same tables. The
+Python run counts the ACKs its `cong_avoid` takes; ACKs per second is that count over the
+run's wall time, and the slowdown is the ratio of the two wall times. Timings, not tests:
+nothing here asserts a time (docs/performance.md).
 """
 
 from __future__ import annotations
