@@ -8,6 +8,7 @@ test:
 	cargo test --package ccsim --quiet
 	ruff check python tests bench
 	ruff format --check python tests bench
+	mypy python/ccsim
 	NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
 	python3 -m pytest --quiet
 	python3 bench/run.py --quick --repeat 1

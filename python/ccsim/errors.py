@@ -3,6 +3,8 @@ congestion control written in Python that failed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class ScenarioError(ValueError):
     """A scenario that cannot run.
@@ -40,7 +42,7 @@ class SweepError(ScenarioError):
     when the sweep description itself is wrong.
     """
 
-    def __init__(self, path: str, message: str, invalid: tuple = ()):
+    def __init__(self, path: str, message: str, invalid: Sequence = ()):
         super().__init__(path, message)
         self.invalid = list(invalid)
 

@@ -113,7 +113,7 @@ def _join(prefix: str, token: Token) -> str:
 
 def _list_index(items: list, token: Token, where: str) -> int:
     """Resolves an index or a name on a list; raises naming what exists."""
-    if isinstance(token, int) or token.isdigit():
+    if isinstance(token, int) or (isinstance(token, str) and token.isdigit()):
         i = int(token)
         if i >= len(items):
             span = f"indices 0..{len(items) - 1}" if items else "no elements"
@@ -177,7 +177,7 @@ def _set(node: Any, tokens: list[Token], value: Any, where: str) -> None:
         return
     if isinstance(node, dict):
         if token == STAR or isinstance(token, (int, Filter)):
-            shown = "[*]" if token == STAR else _bracketed(token)
+            shown = _bracketed(token) if isinstance(token, (int, Filter)) else "[*]"
             keys = ", ".join(map(str, node)) or "nothing"
             raise ScenarioError(
                 where,

@@ -64,7 +64,7 @@ def queue_labels(queues: pd.DataFrame) -> list[str]:
     return [f"{k}:{f}->{t}" for k, f, t in zip(queues["link"], queues["from"], queues["to"])]
 
 
-def _labelled(ids: np.ndarray, labels: list[str]) -> Any:
+def _labelled(ids: np.ndarray | list, labels: list[str]) -> Any:
     """Row labels for ids into a table, without a Python object per row: a Categorical whose
     codes are the ids (falling back to an object array if labels repeat)."""
     codes = np.asarray(ids, dtype=np.int64)

@@ -172,7 +172,9 @@ def _main_not_rerun() -> Iterator[None]:
     if main is None:
         yield
         return
-    saved = {a: main.__dict__[a] for a in ("__file__", "__spec__") if a in main.__dict__}
+    saved: dict[str, Any] = {
+        a: main.__dict__[a] for a in ("__file__", "__spec__") if a in main.__dict__
+    }
     main.__dict__.pop("__file__", None)
     main.__dict__["__spec__"] = None
     try:

@@ -103,12 +103,13 @@ class SweepOutcome:
         }
 
     def _rows(self, which: int) -> pd.DataFrame:
-        frames, columns = [], []
+        frames: list[pd.DataFrame] = []
+        columns: list[str] = []
         for pt in self.points:
             key = self.keys[pt.index]
             if key not in self.results:
                 continue
-            body = self.results[key][which]
+            body: pd.DataFrame = self.results[key][which]
             columns = columns or list(body.columns)
             if body.empty:
                 continue  # joining an empty head would turn the point's integer columns to float

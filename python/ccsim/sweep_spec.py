@@ -217,7 +217,7 @@ class Sweep:
             if isinstance(first, bool) or not isinstance(first, int):
                 raise SweepError("seed", f"the base seed must be an integer, got {first!r}")
             seeds = [first + k for k in range(self.replications)]
-        out = []
+        out: list[Point] = []
         for combo in itertools.product(*(range(len(g[0][1])) for g in self.groups)):
             axes = {p: vals[i] for g, i in zip(self.groups, combo) for p, vals in g}
             for k, seed in enumerate(seeds):
