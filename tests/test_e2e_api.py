@@ -179,7 +179,7 @@ def test_packet_trace(tmp_path):
     p = r.packets
     assert list(p.columns) == [
         "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload",
-        "seq", "ack", "ce", "uid", "sent_s",
+        "seq", "ack", "flags", "window", "options", "ce", "ecn", "cmi", "dscp", "uid", "sent_s",
     ]  # fmt: skip
     assert set(p["event"]) == {"+", "-", "d", "r"} and set(p["link"]) == {"bottleneck"}
     assert p["time_s"].is_monotonic_increasing

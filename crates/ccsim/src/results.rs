@@ -2,8 +2,9 @@
 
 use crate::net::link::LinkStats;
 use crate::net::packet_log::{PacketEvent, PacketRecord};
+use crate::net::wire::{flag_names, Conn};
 use crate::packet::Kind;
-use crate::scenario::schema::SeriesName;
+use crate::scenario::schema::{Recovery, SeriesName};
 use crate::sim::{FlowInfo, FlowSlot, Simulation};
 use crate::time::SimTime;
 use crate::trace::Series;
@@ -359,6 +360,26 @@ pub fn collect(sim: &mut Simulation) -> Results {
     }
 }
 
+/// Flow `i`'s connection as its packets show it (for a UDP flow, nothing is read from it).
+fn wire_conn(sim: &Simulation, i: usize) -> Conn {
+    match &sim.flows[i] {
+        FlowSlot::Tcp(t) => {
+            let p = t.sender.params();
+            let rwnd = t.sender.st.rwnd;
+            let rwnd = rwnd.is_finite().then(|| rwnd as u64 * p.mss as u64);
+            let sack_s = p.recovery == Recovery::Sack;
+            Conn::new(
+                i as u32,
+                p.mss,
+                p.timestamps,
+                (sack_s, t.receiver.sack()),
+                rwnd,
+            )
+        }
+        FlowSlot::Udp(_) => Conn::default(),
+    }
+}
+
 /// The traced directions' packet records up to `now`, in time order. A packet still
 /// propagating at `now` has no `r`.
 fn packets_table(sim: &Simulation, now: SimTime) -> Table {
@@ -414,9 +435,18 @@ fn packets_table(sim: &Simulation, now: SimTime) -> Table {
     t.str("kind", text(&|_, r| kind(r.kind).to_string()));
     t.u64("size", num(&|r| r.size as u64));
     t.u64("payload", num(&|r| r.payload as u64));
-    t.u64("seq", num(&|r| r.seq as u64));
-    t.u64("ack", num(&|r| r.ack as u64));
-    t.u64("ce", num(&|r| r.ce as u64));
+    // Sequence numbers, flags and options as on the wire (`net/wire.rs`).
+    let conns: Vec<Conn> = (0..sim.flows.len()).map(|i| wire_conn(sim, i)).collect();
+    let conn = |r: &PacketRecord| &conns[r.flow as usize];
+    t.u64("seq", num(&|r| conn(r).seq_ack(r).0 as u64));
+    t.u64("ack", num(&|r| conn(r).seq_ack(r).1 as u64));
+    t.str("flags", text(&|_, r| flag_names(r)));
+    t.u64("window", num(&|r| conn(r).window_field(r) as u64));
+    t.str("options", text(&|_, r| conn(r).options(r)));
+    t.u64("ce", num(&|r| (r.ecn == 3) as u64));
+    t.u64("ecn", num(&|r| r.ecn as u64));
+    t.u64("cmi", num(&|r| r.cmi as u64));
+    t.u64("dscp", num(&|r| r.dscp as u64));
     t.u64("uid", num(&|r| r.uid));
     t.f64(
         "sent_s",
