@@ -31,6 +31,7 @@ def synthetic_results(name: str = "synthetic", duration: float = 10.0) -> dict:
         "recovery": ["newreno", "newreno", ""],
         "start_s": col([0.0, 0.5, 0.0], "<f8"),
         "end_s": col([duration] * 3, "<f8"),
+        "last_arrival_s": col([duration - 0.01] * 3, "<f8"),
         "bytes_sent": col([5_100_000, 4_700_000, 2_500_000], "<u8"),
         "bytes_delivered": col([5_000_000, 4_500_000, 2_400_000], "<u8"),
         "packets_sent": col([3500, 3250, 2500], "<u8"),

@@ -13,11 +13,11 @@ import ccsim  # noqa: E402
 from ccsim.result import Result  # noqa: E402
 
 FLOW_COLUMNS = [
-    "flow", "kind", "src", "dst", "cc", "recovery", "start_s", "end_s", "bytes_sent",
-    "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped", "goodput_bps",
-    "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s", "rtt_min_s",
-    "rtt_max_s", "rtt_samples", "size_bytes", "completion_s", "cwnd_final", "ecn", "ecn_reductions",
-    "ce_marks", "acns", "acns_freezes", "acns_fallbacks", "acns_trend_keep",
+    "flow", "kind", "src", "dst", "cc", "recovery", "start_s", "end_s", "last_arrival_s",
+    "bytes_sent", "bytes_delivered", "packets_sent", "packets_delivered", "packets_dropped",
+    "goodput_bps", "throughput_bps", "retransmits", "timeouts", "fast_retransmits", "rtt_mean_s",
+    "rtt_min_s", "rtt_max_s", "rtt_samples", "size_bytes", "completion_s", "cwnd_final", "ecn",
+    "ecn_reductions", "ce_marks", "acns", "acns_freezes", "acns_fallbacks", "acns_trend_keep",
     "acns_trend_fallback", "acns_trend_decrease", "owd_mean_s", "owd_max_s",
 ]  # fmt: skip
 QUEUE_COLUMNS = [
@@ -213,7 +213,7 @@ def test_packet_trace(tmp_path):
     p = r.packets
     assert list(p.columns) == [
         "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload",
-        "seq", "ack", "ce", "uid", "sent_s",
+        "seq", "ack", "flags", "window", "options", "ce", "ecn", "cmi", "dscp", "uid", "sent_s",
     ]  # fmt: skip
     assert set(p["event"]) == {"+", "-", "d", "r"} and set(p["link"]) == {"bottleneck"}
     assert p["time_s"].is_monotonic_increasing
@@ -258,3 +258,20 @@ def test_save_and_load(default_result, tmp_path):
 
 def test_version_matches_core():
     assert ccsim.__version__ == core.version()
+
+
+def test_goodput_of_a_stopped_flow_is_over_its_delivery():
+    # Issue 33: a 5 Mb/s CBR stopped at 0.2 s over a 64 kb/s bottleneck delivers its queued
+    # packets for seconds after the stop; over `stop - start` its goodput read 268 kb/s.
+    s = ccsim.Scenario(
+        name="stopped",
+        duration=30,
+        topology=ccsim.Dumbbell(
+            1, bottleneck=ccsim.Link("64kbps", "10ms", queue=ccsim.DropTail(200))
+        ),
+        flows=[ccsim.CbrFlow("c", "s0", "d0", "5Mbps", stop=0.2)],
+    )
+    c = ccsim.run(s).flows.set_index("flow").loc["c"]
+    assert c["end_s"] == 0.2 and c["last_arrival_s"] > 10
+    assert 0.9 * 64e3 < c["goodput_bps"] <= 64e3
+    assert c["goodput_bps"] == pytest.approx(c["bytes_delivered"] * 8 / c["last_arrival_s"])

@@ -20,6 +20,8 @@ def test_unwrap_counts_on_past_2_32():
     assert list(got) == [4_294_967_000, 4_294_967_396, 4_294_967_796]
     # Retransmissions step back without wrapping.
     assert list(_unwrap([1000, 3000, 2000])) == [1000, 3000, 2000]
+    # From a base past which the numbers wrapped: 296 + 100 = 396 bytes on.
+    assert list(_unwrap([100, 500], base=4_294_967_000)) == [396, 796]
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +45,13 @@ def test_draws_every_segment_drop_and_ack(traced):
     # The highest segment sent is at least the highest acknowledgement, in kB.
     assert max(lines["segment sent"].get_ydata()) >= max(lines["acknowledged"].get_ydata())
     assert np.all(np.diff(lines["acknowledged"].get_ydata()) >= 0)  # cumulative ACKs
+    # Relative to the initial sequence number, as Wireshark shows them: the SYN is 0, the
+    # first payload byte 1, and the highest acknowledgement is 1 + the bytes delivered.
+    sent = lines["segment sent"].get_ydata()
+    assert sent[0] == 0.0 and sent[1] == pytest.approx(1e-3)
+    delivered = traced.flows.set_index("flow").loc["tcp1", "bytes_delivered"]
+    top = max(lines["acknowledged"].get_ydata())
+    assert 0.9 * delivered * 1e-3 < top <= (1 + delivered) * 1e-3
 
 
 def test_missing_trace_or_flow_is_named(traced):

@@ -209,7 +209,7 @@ def test_save_refuses_an_unknown_figure_format_before_writing(result, tmp_path):
 
 
 def test_results_without_a_packet_trace_have_its_columns(result, tmp_path):
-    assert result.packets.empty and len(result.packets.columns) == 15
+    assert result.packets.empty and len(result.packets.columns) == 21
     result.save(tmp_path / "out", figures=False)
     assert not (tmp_path / "out" / "packets.parquet").exists()
     back = Result.load(tmp_path / "out")

@@ -156,7 +156,9 @@ def plot_sequence(
     joins the link's queue (retransmissions too), the segments the link dropped, and the
     cumulative acknowledgement as each ACK comes through the link the other way. ``link``: a
     traced link that carried the flow's data; by default the first in the trace. Sequence
-    numbers are the wire's, unwrapped past 2^32, in kB. Returns the axes."""
+    numbers are relative to the connection's initial sequence number (as Wireshark and
+    tcptrace show them: the first payload byte is 1), unwrapped past 2^32, in kB. Returns the
+    axes."""
     p = result.packets
     if p.empty:
         raise ValueError("no packet trace: run with trace.packets = [link names] (or ['*'])")
@@ -179,12 +181,17 @@ def plot_sequence(
     sent = data[(data["event"] == "+") & (data["from"] == forward)]
     lost = data[(data["event"] == "d") & (data["from"] == forward)]
     acks = here[(here["kind"] == "ack") & (here["event"] == "r") & (here["from"] != forward)]
+    # The initial sequence number: the SYN's; without a handshake, one before the first byte.
+    syn = data[data["flags"].str.contains("SYN")]
+    isn = int(syn["seq"].iloc[0]) if len(syn) else int(data["seq"].iloc[0]) - 1
     kb = 1e-3
-    ax.plot(sent["time_s"], _unwrap(sent["seq"]) * kb, ".", markersize=2, label="segment sent")
+    seq = _unwrap(sent["seq"], isn) * kb
+    ax.plot(sent["time_s"], seq, ".", markersize=2, label="segment sent")
     if len(lost):
-        ax.plot(lost["time_s"], _unwrap(lost["seq"]) * kb, "x", color="red", label="dropped")
+        ax.plot(lost["time_s"], _unwrap(lost["seq"], isn) * kb, "x", color="red", label="dropped")
     if len(acks):
-        ax.step(acks["time_s"], _unwrap(acks["ack"]) * kb, where="post", label="acknowledged")
+        ack = _unwrap(acks["ack"], isn) * kb
+        ax.step(acks["time_s"], ack, where="post", label="acknowledged")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("sequence number (kB)")
     ax.set_title(f"{result.name}: {flow} at {link}")
@@ -193,10 +200,12 @@ def plot_sequence(
     return ax
 
 
-def _unwrap(seq) -> np.ndarray:
-    """32-bit sequence numbers as a running count: each step is the nearest one modulo 2^32."""
+def _unwrap(seq, base: int = 0) -> np.ndarray:
+    """32-bit sequence numbers as a running count from ``base``: the first is its distance
+    past ``base`` modulo 2^32, each step the nearest one modulo 2^32."""
     s = np.asarray(seq, dtype=np.int64)
     if len(s) == 0:
         return s.astype(float)
+    first = (s[0] - base) % 2**32
     step = (np.diff(s) + 2**31) % 2**32 - 2**31
-    return np.concatenate([[s[0]], s[0] + np.cumsum(step)]).astype(float)
+    return np.concatenate([[first], first + np.cumsum(step)]).astype(float)

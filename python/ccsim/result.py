@@ -46,7 +46,7 @@ def decode_column(column: Any) -> np.ndarray | list:
 # The packet trace's columns (`Result.packets`), as the core writes them.
 PACKET_COLUMNS = [
     "time_s", "event", "cause", "link", "from", "to", "flow", "kind", "size", "payload", "seq",
-    "ack", "ce", "uid", "sent_s",
+    "ack", "flags", "window", "options", "ce", "ecn", "cmi", "dscp", "uid", "sent_s",
 ]  # fmt: skip
 
 
@@ -110,9 +110,11 @@ class Result:
     scenario order) / per link direction; ``trace(name)``: a recorded time series;
     ``packets``: one row per event of a packet at the links named in ``trace.packets``
     (``time_s``, ``event`` ``+ - d r`` as in ns-2's traces, ``cause`` of a drop, ``link``,
-    ``from``, ``to``, ``flow``, ``kind`` tcp/ack/udp, ``size``, ``payload``, ``seq``, ``ack``,
-    ``ce``, ``uid`` the packet's number in the run, the same at every hop, ``sent_s``), empty
-    when none is traced.
+    ``from``, ``to``, ``flow``, ``kind`` tcp/ack/udp, ``size``, ``payload``, ``seq`` and
+    ``ack`` as on the wire (from each direction's initial sequence number, the SYN counting
+    one), ``flags`` by name (``SYN,ECE,CWR``), ``window``, ``options`` as tcpdump prints them,
+    ``ce``, ``ecn`` the IP ECN field, ``cmi`` ACNS's IP bit, ``dscp``, ``uid`` the packet's
+    number in the run, the same at every hop, ``sent_s``), empty when none is traced.
     """
 
     def __init__(

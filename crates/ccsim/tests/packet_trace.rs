@@ -100,7 +100,7 @@ fn queue_row(r: &Results, link: &str, from: &str) -> usize {
 fn tracing_changes_no_result() {
     for (queue, loss) in QUEUES {
         let plain = run_deterministic(&scenario(queue, loss, "[]"));
-        assert_eq!(plain.packets.columns.len(), 15);
+        assert_eq!(plain.packets.columns.len(), 21);
         assert_eq!(plain.packets.f64s("time_s").len(), 0);
         let traced = run_deterministic(&scenario(queue, loss, r#"["bottleneck","access_s0"]"#));
         assert_same_tables(&traced, &plain, &format!("traced {queue}{loss}"));
@@ -297,4 +297,88 @@ fn every_packet_keeps_its_number_across_hops() {
     by_time.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     assert_eq!(by_time, sent);
     assert_eq!(*by_uid.keys().next().unwrap(), 0);
+}
+
+/// Issue 33, defect 11: the trace reads as on the wire. Each connection's SYN carries its ISN
+/// and takes one sequence number, so its first payload byte is ISN + 1 and an ACK of `n`
+/// bytes acknowledges ISN + 1 + n; the SYN-ACK carries the receiver's ISN and acknowledges the
+/// SYN; flags are named (the ECN flow's SYN is an ECN-setup SYN, RFC 3168 §6.1.1), and options
+/// are tcpdump's.
+#[test]
+fn sequence_numbers_flags_and_options_are_the_wires() {
+    let r = run_deterministic(&scenario(QUEUES[1].0, "", r#"["access_s0","access_s1"]"#));
+    let p = &r.packets;
+    let (flow, kind, flags, event) = (
+        p.strs("flow"),
+        p.strs("kind"),
+        p.strs("flags"),
+        p.strs("event"),
+    );
+    let (seq, ack, payload) = (p.u64s("seq"), p.u64s("ack"), p.u64s("payload"));
+    for (f, syn_flags, synack_flags) in
+        [("a", "SYN", "SYN,ACK"), ("b", "SYN,ECE,CWR", "SYN,ACK,ECE")]
+    {
+        let rows: Vec<usize> = (0..flow.len())
+            .filter(|&i| flow[i] == f && event[i] == "+")
+            .collect();
+        let syn = rows
+            .iter()
+            .copied()
+            .find(|&i| kind[i] == "tcp" && flags[i].contains("SYN"))
+            .expect("a SYN");
+        assert_eq!(flags[syn], syn_flags, "flow {f}");
+        let isn = seq[syn];
+        let synack = rows
+            .iter()
+            .copied()
+            .find(|&i| kind[i] == "ack" && flags[i].contains("SYN"))
+            .expect("a SYN-ACK");
+        assert_eq!(flags[synack], synack_flags, "flow {f}");
+        assert_eq!(ack[synack], (isn + 1) % (1 << 32));
+        assert_ne!(seq[synack], isn, "each direction has its own ISN");
+        let opts = p.strs("options");
+        assert!(
+            opts[syn].starts_with("mss 1448,sackOK,TS val "),
+            "{}",
+            opts[syn]
+        );
+        assert!(opts[syn].contains(",wscale "), "{}", opts[syn]);
+        let data: Vec<usize> = rows
+            .iter()
+            .copied()
+            .filter(|&i| kind[i] == "tcp" && !flags[i].contains("SYN"))
+            .collect();
+        assert_eq!(seq[data[0]], (isn + 1) % (1 << 32), "first payload byte");
+        assert!(data.iter().all(|&i| flags[i].starts_with("ACK")));
+        assert!(data
+            .iter()
+            .all(|&i| ack[i] == (seq[synack] + 1) % (1 << 32)));
+        // The highest byte acknowledged is ISN + 1 + bytes delivered (modulo 2^32).
+        let fi = r.flows.strs("flow").iter().position(|x| x == f).unwrap();
+        let delivered = r.flows.u64s("bytes_delivered")[fi];
+        let rel = |a: u64| (a + (1 << 32) - isn - 1) % (1 << 32);
+        let acked = rows
+            .iter()
+            .filter(|&&i| kind[i] == "ack")
+            .map(|&i| rel(ack[i]))
+            .max()
+            .unwrap();
+        assert!(
+            acked <= delivered && delivered - acked < 100 * 1448,
+            "{acked} {delivered}"
+        );
+        // Data segments' payload starts are multiples of the MSS past ISN + 1.
+        assert!(data
+            .iter()
+            .all(|&i| rel(seq[i]) % 1448 == 0 && payload[i] > 0));
+    }
+    // ECN: the ECN flow's data is ECT(0) (2) or CE (3); the other's Not-ECT.
+    let (ecn, ce) = (p.u64s("ecn"), p.u64s("ce"));
+    for i in 0..flow.len() {
+        assert_eq!(ce[i] == 1, ecn[i] == 3);
+        if kind[i] == "tcp" && !flags[i].contains("SYN") {
+            let want: &[u64] = if flow[i] == "b" { &[2, 3] } else { &[0] };
+            assert!(want.contains(&ecn[i]), "row {i}: {}", ecn[i]);
+        }
+    }
 }

@@ -74,28 +74,52 @@ impl Duration {
 pub struct RateSpec(pub Rate);
 
 const RATE_FORMS: &str =
-    "a positive number of bit/s or a string with a unit: bps, kbps, Mbps, Gbps (also Kb/s, Mbit/s, ...; e.g. \"10Mbps\")";
+    "a positive number of bit/s or a string with a unit: bits per second as bps, b/s or bit/s, \
+bytes per second (x8) as Bps or B/s, each after an optional prefix k (or K), M, G, T \
+(e.g. \"10Mbps\", \"2.5Gb/s\", \"300 kbit/s\", \"1.25MB/s\"); \
+the case of b (bit) and B (byte) matters";
+
+/// Decimal prefixes of a rate unit. Lower-case `m`, `g`, `t` are refused rather than guessed:
+/// `m` is milli in SI, tc(8) reads "mbps" as megabytes per second where most people mean
+/// megabits, and a unit whose case is guessed is how "10MBps" came to mean 10 Mbit/s.
+const RATE_PREFIXES: [(&str, f64); 6] = [
+    ("", 1.0),
+    ("k", 1e3),
+    ("K", 1e3),
+    ("M", 1e6),
+    ("G", 1e9),
+    ("T", 1e12),
+];
+/// Rate unit bodies after the prefix with their bits per unit: lower-case `b` is a bit and
+/// upper-case `B` a byte (IEC 80000-13's symbol for the byte).
+const RATE_BODIES: [(&str, f64); 5] = [
+    ("bps", 1.0),
+    ("b/s", 1.0),
+    ("bit/s", 1.0),
+    ("Bps", 8.0),
+    ("B/s", 8.0),
+];
+
+/// Bits per second in one unit of `unit`, or `None` where it is not an accepted spelling.
+fn rate_unit_scale(unit: &str) -> Option<f64> {
+    if unit.is_empty() {
+        return Some(1.0);
+    }
+    RATE_PREFIXES.iter().rev().find_map(|(p, pv)| {
+        let body = unit.strip_prefix(p)?;
+        RATE_BODIES
+            .iter()
+            .find(|(b, _)| *b == body)
+            .map(|(_, bv)| pv * bv)
+    })
+}
 
 impl RateSpec {
     pub fn parse(s: &str) -> Result<Self, String> {
         let (v, unit) =
             split_number(s).ok_or_else(|| format!("invalid rate {s:?}: expected {RATE_FORMS}"))?;
-        let u = unit
-            .to_ascii_lowercase()
-            .replace("bit/s", "bps")
-            .replace("b/s", "bps");
-        let scale = match u.as_str() {
-            "" | "bps" => 1.0,
-            "kbps" => 1e3,
-            "mbps" => 1e6,
-            "gbps" => 1e9,
-            "tbps" => 1e12,
-            _ => {
-                return Err(format!(
-                    "invalid rate unit {unit:?} in {s:?}: expected {RATE_FORMS}"
-                ))
-            }
-        };
+        let scale = rate_unit_scale(unit)
+            .ok_or_else(|| format!("invalid rate unit {unit:?} in {s:?}: expected {RATE_FORMS}"))?;
         Self::from_bps(v * scale)
     }
     pub fn from_bps(v: f64) -> Result<Self, String> {
@@ -209,7 +233,7 @@ unit_serde!(
     RATE_FORMS,
     RateSpec::from_bps,
     |r: &RateSpec| r.0 .0,
-    "Rate: bit/s as a number, or a string with a unit bps/kbps/Mbps/Gbps, e.g. \"10Mbps\"."
+    "Rate: bit/s as a number, or a string with a unit: bit/s as bps, b/s, bit/s or bytes/s (x8) as Bps, B/s, after an optional prefix k/K/M/G/T, e.g. \"10Mbps\", \"1.25MB/s\"."
 );
 unit_serde!(
     Bytes,
@@ -249,6 +273,35 @@ mod tests {
         assert!(RateSpec::parse("0Mbps").is_err());
         assert!(RateSpec::parse("10 furlongs").unwrap_err().contains("Mbps"));
         assert!(RateSpec::from_bps(1e30).unwrap_err().contains("2^63"));
+    }
+
+    /// Issue 33, defect 4: "10MBps" and "10MB/s" were read case-insensitively as 10 Mbit/s.
+    /// An upper-case B is a byte (x8); a spelling whose case would have to be guessed is an
+    /// error that lists the accepted ones.
+    #[test]
+    fn rates_in_bytes_per_second_are_bytes() {
+        assert_eq!(RateSpec::parse("10MBps").unwrap().0, Rate(80_000_000));
+        assert_eq!(RateSpec::parse("10MB/s").unwrap().0, Rate(80_000_000));
+        assert_eq!(RateSpec::parse("1.5 kB/s").unwrap().0, Rate(12_000));
+        assert_eq!(RateSpec::parse("2KBps").unwrap().0, Rate(16_000));
+        assert_eq!(RateSpec::parse("125B/s").unwrap().0, Rate(1000));
+        assert_eq!(RateSpec::parse("1GBps").unwrap().0, Rate(8_000_000_000));
+        // Bits stay bits, with every prefix and spelling.
+        assert_eq!(RateSpec::parse("10Mb/s").unwrap().0, Rate(10_000_000));
+        assert_eq!(RateSpec::parse("10Mbit/s").unwrap().0, Rate(10_000_000));
+        assert_eq!(RateSpec::parse("64Kbps").unwrap().0, Rate(64_000));
+        assert_eq!(RateSpec::parse("1Tbps").unwrap().0, Rate(1_000_000_000_000));
+        assert_eq!(RateSpec::parse("640bps").unwrap().0, Rate(640));
+        for bad in [
+            "10MBPS", "10mbps", "10MBIT/S", "10Mbytes", "10 MiBps", "10Mbps/s",
+        ] {
+            let e = RateSpec::parse(bad).unwrap_err();
+            assert!(e.contains("invalid rate unit"), "{bad}: {e}");
+            assert!(
+                e.contains("Bps or B/s") && e.contains("bps, b/s or bit/s"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -8,3 +8,4 @@ pub mod loss;
 pub mod packet_log;
 mod ring;
 pub mod routing;
+pub mod wire;

@@ -10,7 +10,7 @@
 //! known, and recorded, as it leaves the queue, so the records are put in time order when the
 //! results are collected (`results.rs`).
 
-use crate::packet::{Ecn, Kind, PacketArena, PktId};
+use crate::packet::{Ecn, Kind, PacketArena, PktId, MAX_SACK};
 use crate::queue::Reason;
 use crate::time::SimTime;
 
@@ -80,13 +80,34 @@ pub struct PacketRecord {
     pub kind: Kind,
     pub size: u32,
     pub payload: u16,
-    /// TCP sequence and acknowledgement numbers as on the wire (modulo 2^32).
+    /// TCP sequence and acknowledgement numbers as the endpoints count them: payload bytes
+    /// from 0, modulo 2^32 (`net/wire.rs` makes them the wire's).
     pub seq: u32,
     pub ack: u32,
-    /// ECN codepoint CE at the time of the event.
-    pub ce: bool,
+    /// TCP flags as the endpoints keep them (`packet::flags`).
+    pub flags: u8,
+    /// The IP ECN field at the time of the event (RFC 3168 §5: 0 Not-ECT, 1 ECT(1), 2 ECT(0),
+    /// 3 CE), and ACNS's CMI bit (`acns.rs`).
+    pub ecn: u8,
+    pub cmi: bool,
+    pub dscp: u8,
+    /// TSecr (RFC 7323 §3); TSval is `sent`.
+    pub ts_ecr: SimTime,
+    /// SACK blocks, payload offsets modulo 2^32.
+    pub n_sack: u8,
+    pub sack: [(u32, u32); MAX_SACK],
     /// When the packet's sender sent it.
     pub sent: SimTime,
+}
+
+/// The ECN field's value (RFC 3168 §5).
+fn ecn_field(e: Ecn) -> u8 {
+    match e {
+        Ecn::NotEct => 0,
+        Ecn::Ect1 => 1,
+        Ecn::Ect0 => 2,
+        Ecn::Ce => 3,
+    }
 }
 
 /// The records of one direction, in the order they were made.
@@ -108,7 +129,13 @@ impl PacketLog {
             payload: p.payload,
             seq: p.seq,
             ack: p.ack,
-            ce: p.ecn == Ecn::Ce,
+            flags: p.flags,
+            ecn: ecn_field(p.ecn),
+            cmi: p.ip_spare,
+            dscp: p.dscp,
+            ts_ecr: p.ts_ecr,
+            n_sack: p.n_sack,
+            sack: p.sack,
             sent: p.created,
         });
     }

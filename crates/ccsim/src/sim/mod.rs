@@ -561,7 +561,7 @@ impl Simulation {
         // what it sends goes to `out`, moved into the arena once it is done.
         let pkt = self.arena.get(p);
         if kind != Kind::TcpAck {
-            self.flow_owd[i].add(self.now - pkt.created);
+            self.flow_owd[i].add(pkt.created, self.now);
         }
         let base = self.out.len();
         let mut io = Io {

@@ -98,6 +98,11 @@ impl Receiver {
         self.size.get()
     }
 
+    /// Whether it reports out-of-order data in SACK blocks.
+    pub fn sack(&self) -> bool {
+        self.sack
+    }
+
     /// When the whole flow had arrived, for a finite one that has.
     pub fn completed_at(&self) -> Option<SimTime> {
         self.completed_at.get()

@@ -648,6 +648,11 @@ impl Sender {
     }
 
     /// The retransmission timeout currently in force, back-off included.
+    /// The settings it runs with (the packet trace's view of the connection, `net/wire.rs`).
+    pub fn params(&self) -> &SenderParams {
+        &self.p
+    }
+
     pub fn rto(&self) -> SimTime {
         self.rtt.rto()
     }
