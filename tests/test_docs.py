@@ -46,7 +46,7 @@ def test_the_tutorial_runs_as_written(monkeypatch, tmp_path):
         finally:
             plt.close("all")
     # The blocks built on one another to the end.
-    assert {"result", "red", "summary", "again"} <= set(namespace)
+    assert {"result", "red", "summary", "gentle", "again"} <= set(namespace)
 
 
 def _fields(node):
