@@ -438,13 +438,15 @@ class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
     ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``cwnd_hold``, ``queue``,
     ``queue_bytes``, ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every
-    packet event is traced (``Result.packets``), ``["*"]`` for all."""
+    packet event is traced (``Result.packets``), ``["*"]`` for all; ``pcap``: links written
+    as pcap files, one per direction (:func:`ccsim.pcap.write_pcaps`)."""
 
     series: Sequence[str] = ()
     interval: Quantity | None = None
     throughput_bin: Quantity | None = None
     packets: Sequence[str] = ()
-    _omit_empty: ClassVar[tuple[str, ...]] = ("packets",)
+    pcap: Sequence[str] = ()
+    _omit_empty: ClassVar[tuple[str, ...]] = ("packets", "pcap")
 
 
 @dataclass

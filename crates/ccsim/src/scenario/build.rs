@@ -508,7 +508,11 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         }
     }
     let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
-    for (i, name) in sc.trace.packets.iter().enumerate() {
+    // A pcap file is written from the packet trace of its link (`python/ccsim/pcap.py`).
+    let traced = (sc.trace.packets.iter().map(|n| ("packets", n)))
+        .enumerate()
+        .chain(sc.trace.pcap.iter().map(|n| ("pcap", n)).enumerate());
+    for (i, (field, name)) in traced {
         let all = name == "*";
         let mut found = false;
         for (l, link) in net.links.iter().enumerate() {
@@ -521,7 +525,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
         if !found && !all {
             let known: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
             return err(
-                format!("trace.packets[{i}]"),
+                format!("trace.{field}[{i}]"),
                 format!(
                     "no link named \"{name}\"; links are: {}, or \"*\"",
                     known.join(", ")

@@ -545,6 +545,10 @@ pub struct TraceSpec {
     /// every link.
     #[serde(default)]
     pub packets: Vec<String>,
+    /// Links written as pcap files, one per direction, with IPv4 and TCP/UDP headers as on
+    /// the wire (`python/ccsim/pcap.py`); "*" for every link. Their packets are traced too.
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
