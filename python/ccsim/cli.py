@@ -86,7 +86,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(_native.schema(), indent=2))
+    if args.sweep:
+        from .sweep_schema import sweep_schema
+
+        print(json.dumps(sweep_schema(), indent=2))
+    else:
+        print(json.dumps(_native.schema(), indent=2))
     return 0
 
 
@@ -131,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_parser(sub)
 
     s = sub.add_parser("schema", help="print the scenario JSON Schema")
+    s.add_argument("--sweep", action="store_true", help="the sweep file schema instead")
     s.set_defaults(func=cmd_schema)
     return p
 

@@ -35,6 +35,7 @@ pub struct RedSpec {
     /// Physical capacity: waiting packets (`limit·mean_pktsize` bytes in byte mode), ns-2's
     /// `limit_`. Default: ns2 50, linux 1000, rfc 100.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Minimum threshold, packets. Default: automatic (ns2) or 5.
     #[serde(default)]
@@ -102,6 +103,7 @@ pub struct CodelSpec {
     pub interval: Option<Duration>,
     /// Tail-drop limit, packets. Default 1000 (Linux `sch_codel`).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// No drop while at most this many bytes are queued (RFC 8289's maxpacket). Default 1500 B.
     #[serde(default)]
@@ -132,6 +134,7 @@ pub struct PieSpec {
     pub max_burst: Option<Duration>,
     /// Tail-drop limit, packets. Default 1000 (Linux `sch_pie`).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Mark ECN-capable packets instead of dropping them while the probability is at most
     /// `mark_ecnth`. Default false.
@@ -173,6 +176,7 @@ pub struct FqCodelSpec {
     pub interval: Option<Duration>,
     /// Total packets held before the fattest queue is cut. Default 10240.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Total bytes held before the fattest queue is cut. Default 32 MiB.
     #[serde(default)]
@@ -196,6 +200,7 @@ pub struct FqCodelSpec {
 pub struct XcpSpec {
     /// Packets waiting before an arrival is dropped. Default: the profile's queue limit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Efficiency gain α, in (0, π/(4√2)) for stability. Default 0.4.
     #[serde(default)]
@@ -246,6 +251,7 @@ pub struct AcnsQueueSpec {
     /// Packets waiting before an arrival is dropped; `A(q)` is the occupancy over it. Default:
     /// the profile's queue limit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// "intended" (old, low-priority flows weigh most; default) or "printed" (the paper's
     /// Eqs. 3–4 as printed).

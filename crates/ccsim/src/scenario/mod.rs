@@ -5,6 +5,7 @@ pub mod aqm;
 pub mod arrivals;
 pub mod build;
 pub mod error;
+pub mod json_schema;
 pub mod profiles;
 pub mod schema;
 pub mod units;
@@ -23,8 +24,8 @@ pub fn load(json: &str) -> Result<crate::sim::Simulation, ScenarioError> {
     build::build(&parse(json)?)
 }
 
-/// The scenario JSON Schema, pretty-printed.
+/// The scenario JSON Schema, pretty-printed (`json_schema.rs`).
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(Scenario);
-    serde_json::to_string_pretty(&schema).expect("a schema always serialises")
+    serde_json::to_string_pretty(&json_schema::scenario_schema())
+        .expect("a schema always serialises")
 }

@@ -76,6 +76,7 @@ tagged_enum!(Topology, "topology kind", { "dumbbell" => Dumbbell, "chain" => Cha
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
     /// Number of sender/receiver pairs (at least 1).
+    #[schemars(range(min = 1))]
     pub pairs: u32,
     pub bottleneck: LinkSpec,
     /// Access links; default: 10 times the bottleneck rate, 1 ms, the profile's queue.
@@ -181,6 +182,7 @@ tagged_enum!(QueueSpec, "queue kind", {
 pub struct DropTailSpec {
     /// Capacity in packets (give this or `limit_bytes`; default: the profile's limit).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Capacity in bytes.
     #[serde(default)]
@@ -209,6 +211,7 @@ tagged_enum!(LossSpec, "loss model", {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BernoulliSpec {
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p: f64,
 }
 
@@ -217,11 +220,15 @@ pub struct BernoulliSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottSpec {
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p_gb: f64,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p_bg: f64,
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss_good: f64,
     #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss_bad: f64,
 }
 fn one() -> f64 {
@@ -308,12 +315,14 @@ pub struct CbrFlow {
     pub stop: Option<Duration>,
     /// DiffServ code point, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
     /// ns-2's `random_`: each gap the interval plus a uniform draw within ±half of it.
     #[serde(default)]
     pub random: bool,
     /// ns-2's `maxpkts_`: stop after this many packets.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_packets: Option<u64>,
 }
 
@@ -346,6 +355,7 @@ pub struct OnOffFlow {
     pub stop: Option<Duration>,
     /// DiffServ code point, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
 }
 
@@ -378,6 +388,7 @@ pub struct TcpSpec {
     pub mss: Option<Bytes>,
     /// IP + TCP header bytes added to every packet (40, or 52 with timestamps).
     #[serde(default)]
+    #[schemars(range(max = 1000))]
     pub header_bytes: Option<u32>,
     /// Initial window: a number of segments, or "rfc3390" for min(4·MSS, max(2·MSS, 4380 B)).
     #[serde(default)]
@@ -422,6 +433,7 @@ pub struct TcpSpec {
     pub timestamps: Option<bool>,
     /// Most SACK blocks per ACK (RFC 2018: 3 with timestamps, 4 without).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 4))]
     pub sack_blocks: Option<u8>,
     /// What window growth counts: "segments" acknowledged (RFC 3465 byte counting, Linux) or
     /// "acks" (one per ACK, RFC 5681 equations 2–3, ns-2).
@@ -429,9 +441,11 @@ pub struct TcpSpec {
     pub ack_counting: Option<AckCounting>,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub dupthresh: Option<u32>,
     /// DiffServ code point of the connection's packets, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: Option<u8>,
     /// ECN (RFC 3168): the sender asks for it (ECE+CWR on the SYN, or statically without a
     /// handshake). Default off in every profile.
