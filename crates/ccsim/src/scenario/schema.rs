@@ -21,6 +21,41 @@ fn default_seed() -> u64 {
     1
 }
 
+/// A seed: any 64-bit unsigned integer; anything else is refused with the range (serde's own
+/// message for a 20-digit seed was "number out of range").
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    v.as_u64().ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "invalid seed {v}: expected a whole number from 0 to 18446744073709551615 (2^64 - 1)"
+        ))
+    })
+}
+
+/// `trace.series`: a list of series names; an item that is not one is refused at its index,
+/// with the accepted names (serde's own message for a number was "expected value").
+fn series_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SeriesName>, D::Error> {
+    let items = Vec::<serde_json::Value>::deserialize(d)?;
+    let by_name = |v: &serde_json::Value| {
+        let name = v.as_str()?;
+        SeriesName::ALL.into_iter().find(|s| s.as_str() == name)
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            by_name(v).ok_or_else(|| {
+                let accepted: Vec<&str> = SeriesName::ALL.iter().map(|s| s.as_str()).collect();
+                let msg = format!(
+                    "unknown series {v}: expected one of {}",
+                    accepted.join(", ")
+                );
+                super::error::err_at(&format!("[{i}]"), msg)
+            })
+        })
+        .collect()
+}
+
 /// A complete simulation: a topology, the flows over it, and what to record.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -31,7 +66,7 @@ pub struct Scenario {
     /// Simulated time to run for.
     pub duration: Duration,
     /// Seed of every random stream in the run (each component derives its own stream from it).
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed")]
     pub seed: u64,
     /// Defaults profile for every setting a flow or queue leaves out.
     #[serde(default)]
@@ -546,7 +581,7 @@ impl JsonSchema for InitialWindow {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "series_names")]
     pub series: Vec<SeriesName>,
     /// Sampling interval of cwnd/ssthresh/srtt/rto/queue series; 0 (default) records on change.
     #[serde(default)]
