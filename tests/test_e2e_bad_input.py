@@ -26,6 +26,9 @@ BASE = {
 }
 
 
+DUMBBELL = {"kind": "dumbbell", "pairs": 1, "bottleneck": {"rate": "10Mbps", "delay": "5ms"}}
+
+
 def with_change(path, value):
     d = copy.deepcopy(BASE)
     ccsim.set_path(d, path, value)
@@ -116,6 +119,29 @@ CASES = [
         ["rfc3390"],
     ),
     ("unknown series", "trace.series", ["cwnd", "mood"], "trace.series[1]", ["mood", "cwnd"]),
+    # Issue 33, defect 8: values that took gigabytes to validate or run, bounded and stated.
+    ("2^32 - 1 pairs", "topology", {**DUMBBELL, "pairs": 2**32 - 1}, "topology.pairs", ["100000"]),
+    (
+        "a million pairs",
+        "topology",
+        {**DUMBBELL, "pairs": 10**6},
+        "topology.pairs",
+        ["1 to 100000"],
+    ),
+    (
+        "1 ns interval",
+        "trace",
+        {"series": ["cwnd"], "interval": "1ns"},
+        "trace.interval",
+        ["10000000", "at least 0.000000500s"],
+    ),
+    (
+        "1 ns bin",
+        "trace",
+        {"throughput_bin": "1ns"},
+        "trace.throughput_bin",
+        ["5000000000 samples", "at most 10000000"],
+    ),
     # Issue 33, defect 7: each of these escaped ScenarioError or lost its path.
     ("series not text", "trace.series", ["cwnd", 5], "trace.series[1]", ["5", "cwnd", "sojourn"]),
     ("NaN", "duration", float("nan"), "duration", ["nan", "finite"]),

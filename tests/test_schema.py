@@ -88,6 +88,7 @@ INVALID = [
     ("size unit", "flows[2].packet_size", "12 bits"),
     ("dscp 64", "flows[2].dscp", 64),
     ("no pairs", "topology.pairs", 0),
+    ("too many pairs", "topology.pairs", 100_001),
     ("empty queue", "topology.bottleneck.queue.limit", 0),
     ("unknown algorithm", "flows[0].tcp.cc", "fastest"),
     ("unknown slow start", "flows[0].tcp.slow_start", "slowest"),
@@ -102,7 +103,10 @@ def test_invalid_scenarios_are_refused_by_the_schema_and_the_core(
     scenario_validator, what, path, value
 ):
     d = copy.deepcopy(BASE)
-    ccsim.set_path(d, path, value)
+    if "." in path:
+        ccsim.set_path(d, path, value)
+    else:  # set_path itself refuses a seed beyond 64 bits
+        d[path] = value
     assert not scenario_validator.is_valid(d), what
     with pytest.raises(ccsim.ScenarioError):
         ccsim.validate(d)
@@ -131,6 +135,7 @@ def test_shorthands_and_tables_are_both_valid(scenario_validator):
 SWEEP = load(SCENARIOS / "sweeps" / "dumbbell-queue.toml")
 INVALID_SWEEPS = [
     ("no replications", {"replications": 0}),
+    ("2^64 replications", {"replications": 2**64}),
     ("replications and seeds", {"seeds": [1, 2]}),
     ("repeated seeds", {"replications": None, "seeds": [1, 1]}),
     ("unknown key", {"colour": "red"}),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _native
-from .sweep_spec import RESERVED, SWEEP_KEYS
+from .sweep_spec import MAX_RUNS, RESERVED, SWEEP_KEYS
 
 
 def sweep_schema() -> dict[str, Any]:
@@ -39,12 +39,18 @@ def sweep_schema() -> dict[str, Any]:
         "properties": {
             "name": {"title": "name", "type": "string", "minLength": 1},
             "base": {"title": "base", "type": "string", "minLength": 1},
-            "replications": {"title": "replications", "type": "integer", "minimum": 1},
+            "replications": {
+                "title": "replications",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_RUNS,
+            },
             "seeds": {
                 "title": "seeds",
                 "type": "array",
                 "items": {"type": "integer", "minimum": 0},
                 "minItems": 1,
+                "maxItems": MAX_RUNS,
                 "uniqueItems": True,
             },
             "set": {"title": "set", "type": "object"},
@@ -53,6 +59,7 @@ def sweep_schema() -> dict[str, Any]:
         },
         # `replications` or `seeds`, not both.
         "not": {"required": ["replications", "seeds"]},
+        "description": f"The axes crossed, times the seeds, are at most {MAX_RUNS} runs.",
     }
     for key, what in SWEEP_KEYS.items():
         sweep["properties"][key]["description"] = what

@@ -85,8 +85,11 @@ fn expand(t: &Topology) -> Result<Net> {
     };
     match t {
         Topology::Dumbbell(d) => {
-            if d.pairs == 0 {
-                return err("topology.pairs", "must be at least 1");
+            if d.pairs == 0 || d.pairs > MAX_PAIRS {
+                return err(
+                    "topology.pairs",
+                    format!("{} pairs: must be from 1 to {MAX_PAIRS}", d.pairs),
+                );
             }
             if d.left.len() > d.pairs as usize {
                 return err(
@@ -478,6 +481,34 @@ fn check_tcp(p: &super::profiles::TcpParams, path: &str) -> Result<Option<AcnsCo
     Ok(acns)
 }
 
+/// Bounds the samples a series takes (`MAX_SAMPLES`), before anything is built.
+fn check_samples(sc: &Scenario) -> Result<()> {
+    let end = sc.duration.0.as_nanos();
+    let fields = [
+        ("trace.interval", sc.trace.interval),
+        ("trace.throughput_bin", sc.trace.throughput_bin),
+    ];
+    for (field, step) in fields {
+        let Some(step) = step.map(|d| d.0.as_nanos()).filter(|&s| s > 0) else {
+            continue;
+        };
+        if end / step > MAX_SAMPLES {
+            let least = SimTime(end.div_ceil(MAX_SAMPLES));
+            return err(
+                field,
+                format!(
+                    "{} over a duration of {} is {} samples per series and flow or link; at most \
+                     {MAX_SAMPLES}: at least {least} (duration / {MAX_SAMPLES})",
+                    SimTime(step),
+                    sc.duration.0,
+                    end / step
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Validates `sc` and builds its simulation.
 pub fn build(sc: &Scenario) -> Result<Simulation> {
     let end = sc.duration.0;
@@ -486,6 +517,7 @@ pub fn build(sc: &Scenario) -> Result<Simulation> {
     }
     // Durations are under 2^62 ns (`units.rs`), as senders keeping send times in 62 bits need
     // (`tcp/sender.rs`, `SegMeta`).
+    check_samples(sc)?;
     let net = expand(&sc.topology)?;
     let mut dirs = Vec::with_capacity(2 * net.links.len());
     let mut links = Vec::with_capacity(2 * net.links.len());

@@ -56,6 +56,17 @@ fn series_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SeriesName
         .collect()
 }
 
+/// The most pairs a dumbbell has: ten times the 10,000 flows of the largest benchmark. A
+/// pair is two nodes and two links to build (about 4 KB), and `pairs = 4294967295` took over
+/// 2.5 GB to validate before it was bounded (issue 33).
+pub const MAX_PAIRS: u32 = 100_000;
+
+/// The most samples a time series may take per flow or link direction: `duration / interval`
+/// and `duration / throughput_bin` are at most this. `interval = "1ns"` over a minute would be
+/// 6·10^10 sampling events and 16 bytes per sample (issue 33); 10^7 allows a 1 ms interval
+/// for 2.7 hours.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
 /// A complete simulation: a topology, the flows over it, and what to record.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -110,8 +121,8 @@ tagged_enum!(Topology, "topology kind", { "dumbbell" => Dumbbell, "chain" => Cha
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
-    /// Number of sender/receiver pairs (at least 1).
-    #[schemars(range(min = 1))]
+    /// Number of sender/receiver pairs, 1 to 100,000 (`MAX_PAIRS`).
+    #[schemars(range(min = 1, max = MAX_PAIRS))]
     pub pairs: u32,
     pub bottleneck: LinkSpec,
     /// Access links; default: 10 times the bottleneck rate, 1 ms, the profile's queue.
@@ -584,9 +595,10 @@ pub struct TraceSpec {
     #[serde(default, deserialize_with = "series_names")]
     pub series: Vec<SeriesName>,
     /// Sampling interval of cwnd/ssthresh/srtt/rto/queue series; 0 (default) records on change.
+    /// At least `duration` / 10^7 (`MAX_SAMPLES`).
     #[serde(default)]
     pub interval: Option<Duration>,
-    /// Bin width of the throughput series (default 100 ms).
+    /// Bin width of the throughput series (default 100 ms); at least `duration` / 10^7.
     #[serde(default)]
     pub throughput_bin: Option<Duration>,
     /// Links whose packets are traced, both directions: every packet's enqueue, dequeue, drop
