@@ -81,6 +81,8 @@ def _kinds(defs: dict, name: str) -> list[str]:
     """The kinds a schema definition accepts: `const` strings or `kind` consts of its oneOf."""
     out = []
     for o in defs[name]["oneOf"]:
+        if "enum" in o:
+            continue  # the shorthand: bare names of the tables listed beside it
         const = o.get("const", o.get("properties", {}).get("kind", {}).get("const"))
         if const is None:
             raise PgoError(f"schema {name}: an alternative without a kind: {o}")

@@ -134,7 +134,7 @@ def _check(text: str) -> dict:
     """A tiny subset of the real validation, enough to exercise error translation."""
     d = json.loads(text)
     if "duration" not in d:
-        raise ScenarioError("", "missing field `duration`")
+        raise ScenarioError("duration", "missing field `duration`")
     if not isinstance(d["duration"], (int, float)):
         raise ScenarioError("duration", "this fake core only accepts seconds as a number")
     kind = d.get("topology", {}).get("kind")

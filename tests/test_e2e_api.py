@@ -244,7 +244,7 @@ def test_errors_are_ccsim_errors():
     assert e.value.path == "flows[1].tcp.recovery"
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.validate({"duration": 1})
-    assert e.value.path == "" and "topology" in e.value.message
+    assert e.value.path == "topology" and "topology" in e.value.message
 
 
 def test_save_and_load(default_result, tmp_path):

@@ -26,6 +26,9 @@ BASE = {
 }
 
 
+DUMBBELL = {"kind": "dumbbell", "pairs": 1, "bottleneck": {"rate": "10Mbps", "delay": "5ms"}}
+
+
 def with_change(path, value):
     d = copy.deepcopy(BASE)
     ccsim.set_path(d, path, value)
@@ -116,14 +119,52 @@ CASES = [
         ["rfc3390"],
     ),
     ("unknown series", "trace.series", ["cwnd", "mood"], "trace.series[1]", ["mood", "cwnd"]),
+    # Issue 33, defect 8: values that took gigabytes to validate or run, bounded and stated.
+    ("2^32 - 1 pairs", "topology", {**DUMBBELL, "pairs": 2**32 - 1}, "topology.pairs", ["100000"]),
+    (
+        "a million pairs",
+        "topology",
+        {**DUMBBELL, "pairs": 10**6},
+        "topology.pairs",
+        ["1 to 100000"],
+    ),
+    (
+        "1 ns interval",
+        "trace",
+        {"series": ["cwnd"], "interval": "1ns"},
+        "trace.interval",
+        ["10000000", "at least 0.000000500s"],
+    ),
+    (
+        "1 ns bin",
+        "trace",
+        {"throughput_bin": "1ns"},
+        "trace.throughput_bin",
+        ["5000000000 samples", "at most 10000000"],
+    ),
+    # Issue 33, defect 7: each of these escaped ScenarioError or lost its path.
+    ("series not text", "trace.series", ["cwnd", 5], "trace.series[1]", ["5", "cwnd", "sojourn"]),
+    ("NaN", "duration", float("nan"), "duration", ["nan", "finite"]),
+    ("infinity", "flows[2].rate", float("inf"), "flows[2].rate", ["inf", "finite"]),
+    ("20-digit seed", "seed", 5 * 10**19, "seed", ["2^64 - 1"]),
+    ("negative seed", "seed", -1, "seed", ["-1", "0 to 18446744073709551615"]),
+    ("5,000-digit integer", "flows[0].size", 10**5000, "flows[0].size", ["bits", "2^64 - 1"]),
+    (
+        "nested thousands deep",
+        "flows[0].tcp",
+        {"cc": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+        "flows[0].tcp.cc" + "[0]" * 28,
+        ["nested more than 32"],
+    ),
 ]
 
 
 @pytest.mark.parametrize("what,path,value,err_path,words", CASES, ids=[c[0] for c in CASES])
 def test_bad_input(what, path, value, err_path, words):
-    bad = with_change(path, value)
+    # set_path refuses some values itself (a NaN, an integer beyond 64 bits, a value nested
+    # too deep), at the same path.
     with pytest.raises(ccsim.ScenarioError) as e:
-        ccsim.validate(bad)
+        ccsim.validate(with_change(path, value))
     assert e.value.path == err_path, str(e.value)
     for w in words:
         assert w in e.value.message, (w, str(e.value))
@@ -133,8 +174,49 @@ def test_the_base_is_valid():
     ccsim.validate(BASE)
 
 
-def test_missing_required_field():
+@pytest.mark.parametrize("field", ["duration", "topology"])
+def test_missing_required_field(field):
     d = copy.deepcopy(BASE)
-    del d["duration"]
-    with pytest.raises(ccsim.ScenarioError, match="duration"):
+    del d[field]
+    with pytest.raises(ccsim.ScenarioError, match=field) as e:
         ccsim.validate(d)
+    assert e.value.path == field  # was empty
+
+
+def test_a_python_dict_nested_thousands_deep():
+    deep: dict = {}
+    cur = deep
+    for _ in range(5000):
+        cur["a"] = {}
+        cur = cur["a"]
+    d = copy.deepcopy(BASE)
+    d["flows"][0]["tcp"] = {"cc": deep}
+    with pytest.raises(ccsim.ScenarioError, match="nested more than 32") as e:
+        ccsim.validate(d)
+    assert e.value.path.startswith("flows[0].tcp.cc.a.a")
+    # As an override too (set_path copies the value).
+    with pytest.raises(ccsim.ScenarioError, match="nested more than 32") as e:
+        ccsim.validate(BASE, overrides={"flows[0].tcp.cc": deep})
+    assert e.value.path.startswith("flows[0].tcp.cc.a.a")
+
+
+TOML_CASES = [
+    ("deep arrays", "x = " + "[" * 5000 + "]" * 5000, "nested too deeply"),
+    ("deep tables", "x = " + "{a = " * 5000 + "1" + "}" * 5000, "nested too deeply"),
+    ("5,000 digits", "seed = " + "9" * 5000, "(line 2): a number too long"),
+]
+
+
+@pytest.mark.parametrize("what,line,words", TOML_CASES, ids=[c[0] for c in TOML_CASES])
+def test_toml_files_that_python_cannot_read(tmp_path, capsys, what, line, words):
+    from ccsim.cli import main
+
+    path = tmp_path / "bad.toml"
+    path.write_text("duration = 5\n" + line + "\n")
+    with pytest.raises(ccsim.ScenarioError, match="invalid TOML") as e:
+        ccsim.validate(path)
+    assert words in e.value.message and str(path) in e.value.message
+    # The CLI prints the error, not a traceback.
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: invalid TOML") and "Traceback" not in err

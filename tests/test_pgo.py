@@ -36,7 +36,9 @@ def test_every_kind_in_the_schema_is_trained(training):
     defs = _native.schema()["$defs"]
     for prefix, definition in SCHEMA_KINDS.items():
         kinds = [
-            o.get("const") or o["properties"]["kind"]["const"] for o in defs[definition]["oneOf"]
+            o.get("const") or o["properties"]["kind"]["const"]
+            for o in defs[definition]["oneOf"]
+            if "enum" not in o  # the shorthand's bare names, listed as tables beside it
         ]
         assert len(kinds) >= 3, definition
         for kind in kinds:

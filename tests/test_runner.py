@@ -94,7 +94,7 @@ def test_core_errors_become_ccsim_errors(fake_core):
     assert e.value.__cause__ is None and e.value.__suppress_context__
     with pytest.raises(ScenarioError) as e:
         ccsim.validate({"topology": {"kind": "dumbbell"}})
-    assert e.value.path == "" and str(e.value) == "missing field `duration`"
+    assert e.value.path == "duration" and str(e.value) == "duration: missing field `duration`"
 
 
 def test_override_errors_come_before_the_core(fake_core):
@@ -104,8 +104,9 @@ def test_override_errors_come_before_the_core(fake_core):
 
 
 def test_values_json_cannot_hold(fake_core):
-    with pytest.raises(ScenarioError, match="JSON"):
+    with pytest.raises(ScenarioError, match="nan is not a number .* finite") as e:
         ccsim.run(ccsim.default_scenario(), overrides={"duration": float("nan")})
+    assert e.value.path == "duration"
     with pytest.raises(ScenarioError, match="object"):
         ccsim.run(ccsim.default_scenario(), overrides={"name": object()})
 

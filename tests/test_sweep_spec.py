@@ -160,7 +160,20 @@ def test_file_errors_name_the_key(tmp_path, text, path, words):
             "equally many values: duration has 2, name has 1",
         ),
         ({"zipped": [{}]}, "sweep.zip[0]", "non-empty table"),
-        ({"replications": 0}, "sweep.replications", "1 or more"),
+        ({"replications": 0}, "sweep.replications", "1 to 100000"),
+        # Issue 33, defect 8: these grew without bound.
+        ({"replications": 2**64}, "sweep.replications", "expected 1 to 100000"),
+        ({"replications": 10**7}, "sweep.replications", "expected 1 to 100000"),
+        (
+            {"axes": {"duration": list(range(1, 1001))}, "replications": 101},
+            "sweep",
+            "1000 points x 101 seeds = 101000 runs; a sweep runs at most 100000",
+        ),
+        (
+            {"axes": {"duration": list(range(1, 501))}, "seeds": list(range(201))},
+            "sweep",
+            "= 100500 runs",
+        ),
         ({"replications": True}, "sweep.replications", "an integer"),
         ({"replications": 2, "seeds": [1]}, "sweep.seeds", "not both"),
         ({"seeds": [1, 1]}, "sweep.seeds", "seeds repeat"),

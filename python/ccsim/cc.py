@@ -110,8 +110,13 @@ def registered() -> dict[str, Any]:
 
 
 def _builtin_names(schema: dict[str, Any]) -> set[str]:
-    variants = schema["$defs"]["CcSpec"]["oneOf"]
-    return {v["properties"]["kind"]["const"] for v in variants} - {"external"}
+    names = set()
+    for v in schema["$defs"]["CcSpec"]["oneOf"]:
+        # a table with `kind`, or (the shorthand) a bare name
+        kind = v.get("properties", {}).get("kind", {}).get("const", v.get("const"))
+        if isinstance(kind, str):
+            names.add(kind)
+    return names - {"external"}
 
 
 def _checked(obj: Any, what: str) -> CongestionControl:

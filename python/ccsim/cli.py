@@ -133,7 +133,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    text = json.dumps(_native.schema(), indent=2) + "\n"
+    if args.sweep:
+        from .sweep_schema import sweep_schema
+
+        schema = sweep_schema()
+    else:
+        schema = _native.schema()
+    text = json.dumps(schema, indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -225,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(e.g. the jsonschema package, taplo for TOML) can check scenario files with it.",
     )
     s.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead of stdout")
+    s.add_argument("--sweep", action="store_true", help="the schema of sweep files instead")
     s.set_defaults(func=cmd_schema)
     return p
 

@@ -17,6 +17,7 @@ import sys
 from typing import Any, NamedTuple, Union
 
 from .errors import ScenarioError
+from .value_check import check_values
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -215,7 +216,10 @@ def set_path(d: dict, path: str, value: Any) -> None:
     """
     if not isinstance(d, dict):
         raise TypeError(f"set_path needs a dict, not {type(d).__name__}")
-    _set(d, parse_path(path), value, "")
+    # Bounded first: the value is deep-copied, which recurses (value_check.py).
+    tokens = parse_path(path)
+    check_values(value, path, depth=len(tokens))
+    _set(d, tokens, value, "")
 
 
 def split_assignment(item: str) -> tuple[str, str] | None:

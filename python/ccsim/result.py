@@ -219,6 +219,13 @@ class Result:
 
         return plot_sequence(self, flow, link, ax=ax)
 
+    def write_pcaps(self, directory: str | os.PathLike) -> list[Path]:
+        """Writes a pcap file per direction of each link in ``trace.pcap`` into ``directory``,
+        from the packet trace; returns their paths. See :mod:`ccsim.pcap`."""
+        from .pcap import write_pcaps
+
+        return write_pcaps(self, directory)
+
     # --- persistence -----------------------------------------------------------------------
 
     def save(
@@ -229,7 +236,8 @@ class Result:
         overwrite: bool = False,
     ) -> list[Path]:
         """Writes ``flows.parquet``, ``queues.parquet``, ``trace_<name>.parquet`` per series,
-        ``packets.parquet`` when packets were traced,
+        ``packets.parquet`` when packets were traced, ``pcap/<link>-<from>-<to>.pcap`` per
+        direction of the links in ``trace.pcap`` (:meth:`write_pcaps`),
         ``meta.json``, ``scenario.json`` and (``figures=True``) figures of cwnd, throughput
         and queue length when recorded, as ``fmt`` (``png``, ``svg`` or ``pdf``). Returns the
         paths written.
@@ -264,6 +272,7 @@ class Result:
             path = out / "packets.parquet"
             self.packets.to_parquet(path, index=False)
             written.append(path)
+        written += self.write_pcaps(out / "pcap")
         for fname, obj in (("meta.json", self.meta), ("scenario.json", self.scenario)):
             path = out / fname
             path.write_text(json.dumps(obj, indent=2, default=_json_default) + "\n")

@@ -16,6 +16,7 @@ from .progress import simulated_time
 from .provenance import stamp
 from .result import Result
 from .scenario import load, to_plain
+from .value_check import check_values
 
 ScenarioLike = Union[dict, str, os.PathLike, Any]  # Any: a builder with to_dict()
 
@@ -51,6 +52,8 @@ def prepare(
                 f"run it with ccsim.sweep({where!r})",
             )
     elif isinstance(scenario, dict) or hasattr(scenario, "to_dict"):
+        # Bounded first: to_plain recurses (value_check.py).
+        check_values(scenario)
         # to_plain builds new containers (the caller's dict is left alone) and turns builders
         # nested in a hand-written dict into plain dicts.
         d = to_plain(scenario)
@@ -77,7 +80,9 @@ def _json_default(obj: Any) -> Any:
 
 def to_json(d: dict[str, Any]) -> str:
     """JSON text of a scenario dict for the core; a value JSON cannot hold (NaN, a date, an
-    arbitrary object) raises :class:`ScenarioError`."""
+    arbitrary object) raises :class:`ScenarioError`, at its path where it is a number or
+    nested too deep (value_check.py)."""
+    check_values(d)
     try:
         return json.dumps(d, allow_nan=False, default=_json_default)
     except (TypeError, ValueError) as e:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -455,13 +456,15 @@ class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
     ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``cwnd_hold``, ``queue``,
     ``queue_bytes``, ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every
-    packet event is traced (``Result.packets``), ``["*"]`` for all."""
+    packet event is traced (``Result.packets``), ``["*"]`` for all; ``pcap``: links written
+    as pcap files, one per direction (:func:`ccsim.pcap.write_pcaps`)."""
 
     series: Sequence[str] = ()
     interval: Quantity | None = None
     throughput_bin: Quantity | None = None
     packets: Sequence[str] = ()
-    _omit_empty: ClassVar[tuple[str, ...]] = ("packets",)
+    pcap: Sequence[str] = ()
+    _omit_empty: ClassVar[tuple[str, ...]] = ("packets", "pcap")
 
 
 @dataclass
@@ -486,12 +489,32 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
     (which gives the line and column); a missing file raises ``FileNotFoundError``.
     """
     with open(path, "rb") as f:
-        try:
-            return tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError("", f"invalid TOML in {os.fspath(path)}: {e}") from None
-        except UnicodeDecodeError as e:
-            raise ScenarioError("", f"{os.fspath(path)} is not UTF-8 text: {e}") from None
+        data = f.read()
+    name = os.fspath(path)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("", f"invalid TOML in {name}: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError("", f"{name} is not UTF-8 text: {e}") from None
+    except RecursionError:
+        # The reader recurses into nested arrays and inline tables.
+        raise ScenarioError(
+            "", f"invalid TOML in {name}: arrays or tables nested too deeply to read"
+        ) from None
+    except ValueError as e:
+        # Python refuses to read an integer of more than sys.get_int_max_str_digits() digits.
+        where = _long_number_line(data)
+        raise ScenarioError("", f"invalid TOML in {name}{where}: a number too long ({e})") from None
+
+
+def _long_number_line(data: bytes) -> str:
+    """`` (line N)`` of the first run of more than 4,300 digits in ``data``, or ``""``."""
+    m = re.search(rb"[0-9_]{4301,}", data)
+    if m is None:
+        return ""
+    line = data.count(b"\n", 0, m.start()) + 1
+    return f" (line {line})"
 
 
 def default_scenario() -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,12 +24,16 @@ from .overrides import parse_path, set_path
 from .runner import prepare, to_json
 from .scenario import load, to_plain
 
+# The most runs (points x seeds) a sweep expands to: a hundred times the largest shipped sweep
+# (800 runs), more than a 16-core host runs in a day of one-second points. Each run is a Point
+# in memory and a row in the store; `replications = 2**64` grew without bound (issue 33).
+MAX_RUNS = 100_000
 # Keys accepted in a sweep file, with what they hold, for error messages.
 TOP_KEYS = {"sweep": "the [sweep] table", "base": "an inline base scenario"}
 SWEEP_KEYS = {
     "name": "the sweep's name (text)",
     "base": "the base scenario file, relative to the sweep file",
-    "replications": "how many seeds per point (a positive integer)",
+    "replications": f"how many seeds per point (an integer from 1 to {MAX_RUNS})",
     "seeds": "explicit seeds (a list of integers)",
     "set": "fixed overrides of the base, path = value",
     "axes": "crossed axes, path = [values]",
@@ -159,6 +164,14 @@ class Sweep:
             self.groups.append(g)
         self.seeds = self._seeds(replications, seeds)
         self.replications = len(self.seeds) if self.seeds else (replications or 1)
+        runs = math.prod(len(g[0][1]) for g in self.groups) * self.replications
+        if runs > MAX_RUNS:
+            shape = " x ".join(str(len(g[0][1])) for g in self.groups) or "1"
+            raise SweepError(
+                "sweep",
+                f"{shape} points x {self.replications} seeds = {runs} runs; a sweep runs at "
+                f"most {MAX_RUNS}: split it, or sweep fewer values",
+            )
         self.overrides = dict(overrides or {})
         for path in self.overrides:
             try:
@@ -176,8 +189,10 @@ class Sweep:
         if replications is not None:
             if isinstance(replications, bool) or not isinstance(replications, int):
                 raise SweepError("sweep.replications", f"expected an integer, got {replications!r}")
-            if replications < 1:
-                raise SweepError("sweep.replications", f"expected 1 or more, got {replications}")
+            if not 1 <= replications <= MAX_RUNS:
+                raise SweepError(
+                    "sweep.replications", f"expected 1 to {MAX_RUNS}, got {replications}"
+                )
             return None
         if seeds is None:
             return None

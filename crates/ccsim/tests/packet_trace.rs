@@ -382,3 +382,23 @@ fn sequence_numbers_flags_and_options_are_the_wires() {
         }
     }
 }
+
+/// `trace.pcap` traces its links' packets (the pcap files are written from them,
+/// `python/ccsim/pcap.py`) and refuses unknown links by name, as `trace.packets` does.
+#[test]
+fn pcap_links_are_traced_and_unknown_ones_refused() {
+    let json = scenario(QUEUES[0].0, "", "[]")
+        .replace(r#""packets":[]"#, r#""packets":[],"pcap":["bottleneck"]"#);
+    let r = run_deterministic(&json);
+    let links = r.packets.strs("link");
+    assert!(!links.is_empty() && links.iter().all(|l| l == "bottleneck"));
+    let bad = json.replace(r#""pcap":["bottleneck"]"#, r#""pcap":["core"]"#);
+    let e = ccsim::scenario::load(&bad)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.starts_with("trace.pcap[0]: no link named \"core\""),
+        "{e}"
+    );
+}

@@ -32,6 +32,15 @@ pub(crate) fn split_marker(outer: &str, msg: &str) -> (String, String) {
             return (join_path(outer, inner), m.to_string());
         }
     }
+    // serde reports a missing field at the table that lacks it: the path names the field
+    // itself (it was empty for a scenario without `duration`).
+    if let Some(field) = msg
+        .strip_prefix("missing field `")
+        .and_then(|r| r.split_once('`'))
+        .map(|(f, _)| f)
+    {
+        return (join_path(outer, field), msg.to_string());
+    }
     (join_path(outer, ""), msg.to_string())
 }
 

@@ -27,6 +27,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Duration(pub SimTime);
 
+/// The unit suffixes `Duration::parse` reads (and the schema's pattern lists).
+const DURATION_UNITS: [&str; 6] = ["ns", "us", "µs", "ms", "s", "min"];
+
 const DURATION_FORMS: &str =
     "a number of seconds or a string with a unit: ns, us, ms, s, min (e.g. \"20ms\")";
 
@@ -140,6 +143,9 @@ impl RateSpec {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Bytes(pub u64);
 
+/// The unit suffixes `Bytes::parse` reads (and the schema's pattern lists).
+const BYTES_UNITS: [&str; 8] = ["B", "KB", "kB", "MB", "GB", "KiB", "MiB", "GiB"];
+
 const BYTES_FORMS: &str = "a positive number of bytes or a string with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024)";
 
 impl Bytes {
@@ -176,8 +182,56 @@ impl Bytes {
     }
 }
 
+/// A number as a unit string may begin with it (`split_number`), as an ECMA 262 pattern: no
+/// minus sign, since no quantity is negative.
+const NUMBER_PATTERN: &str = r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?";
+
+/// The JSON Schema of a quantity: a number in `number`'s range, or a string of a number and
+/// one of `units` (or none), as `parse` reads it.
+fn quantity_schema(descr: &str, number: serde_json::Value, units: &[&str]) -> schemars::Schema {
+    let units: Vec<String> = units.iter().map(|u| regex_escape(u)).collect();
+    let pattern = format!(r"^\s*{NUMBER_PATTERN}\s*(?:{})?\s*$", units.join("|"));
+    schemars::json_schema!({
+        "description": descr,
+        "oneOf": [number, {"type": "string", "pattern": pattern}]
+    })
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = "\\^$.|?*+()[]{}/".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect()
+}
+
+fn duration_schema(descr: &str) -> schemars::Schema {
+    let max = (1u64 << 62) as f64 / 1e9;
+    let number = serde_json::json!({"type": "number", "minimum": 0, "exclusiveMaximum": max});
+    quantity_schema(descr, number, &DURATION_UNITS)
+}
+
+fn rate_schema(descr: &str) -> schemars::Schema {
+    let number = serde_json::json!({"type": "number", "minimum": 1, "exclusiveMaximum": (1u64 << 63) as f64});
+    let units: Vec<String> = RATE_PREFIXES
+        .iter()
+        .flat_map(|(p, _)| RATE_BODIES.iter().map(move |(b, _)| format!("{p}{b}")))
+        .collect();
+    quantity_schema(
+        descr,
+        number,
+        &units.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+}
+
+fn bytes_schema(descr: &str) -> schemars::Schema {
+    let number = serde_json::json!({"type": "integer", "minimum": 1, "exclusiveMaximum": (1u64 << 63) as f64});
+    quantity_schema(descr, number, &BYTES_UNITS)
+}
+
 macro_rules! unit_serde {
-    ($ty:ident, $forms:ident, $from_num:expr, $to_num:expr, $descr:literal) => {
+    ($ty:ident, $forms:ident, $from_num:expr, $to_num:expr, $schema:ident, $descr:literal) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;
@@ -212,10 +266,7 @@ macro_rules! unit_serde {
                 stringify!($ty).into()
             }
             fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                schemars::json_schema!({
-                    "description": $descr,
-                    "type": ["number", "string"]
-                })
+                $schema($descr)
             }
         }
     };
@@ -226,6 +277,7 @@ unit_serde!(
     DURATION_FORMS,
     Duration::from_secs,
     |d: &Duration| d.secs(),
+    duration_schema,
     "Duration: seconds as a number, or a string with a unit ns/us/ms/s/min, e.g. \"20ms\"."
 );
 unit_serde!(
@@ -233,6 +285,7 @@ unit_serde!(
     RATE_FORMS,
     RateSpec::from_bps,
     |r: &RateSpec| r.0 .0,
+    rate_schema,
     "Rate: bit/s as a number, or a string with a unit: bit/s as bps, b/s, bit/s or bytes/s (x8) as Bps, B/s, after an optional prefix k/K/M/G/T, e.g. \"10Mbps\", \"1.25MB/s\"."
 );
 unit_serde!(
@@ -240,6 +293,7 @@ unit_serde!(
     BYTES_FORMS,
     Bytes::from_f64,
     |b: &Bytes| b.0,
+    bytes_schema,
     "Size in bytes: a number, or a string with a unit B/KB/MB/GB/KiB/MiB/GiB, e.g. \"1500B\"."
 );
 

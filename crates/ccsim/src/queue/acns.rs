@@ -236,6 +236,7 @@ pub struct AcnsQueueSpec {
     /// Packets waiting before an arrival is dropped; `A(q)` is the occupancy over it. Default:
     /// the profile's queue limit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// "intended" (old, low-priority flows weigh most; default) or "printed" (the paper's
     /// Eqs. 3–4 as printed).

@@ -237,6 +237,7 @@ pub struct CodelSpec {
     pub interval: Option<Duration>,
     /// Tail-drop limit, packets. Default 1000 (Linux `sch_codel`).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// No drop while at most this many bytes are queued (RFC 8289's maxpacket). Default 1500 B.
     #[serde(default)]

@@ -95,6 +95,7 @@ impl QueueDiscipline for DropTail {
 pub struct DropTailSpec {
     /// Capacity in packets (give this or `limit_bytes`; default: the profile's limit).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Capacity in bytes.
     #[serde(default)]

@@ -249,6 +249,7 @@ pub struct FqCodelSpec {
     pub interval: Option<Duration>,
     /// Total packets held before the fattest queue is cut. Default 10240.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Total bytes held before the fattest queue is cut. Default 32 MiB.
     #[serde(default)]

@@ -302,6 +302,7 @@ pub struct PieSpec {
     pub max_burst: Option<Duration>,
     /// Tail-drop limit, packets. Default 1000 (Linux `sch_pie`).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Mark ECN-capable packets instead of dropping them while the probability is at most
     /// `mark_ecnth`. Default false.

@@ -86,8 +86,11 @@ fn expand(t: &Topology) -> Result<Net> {
     };
     match t {
         Topology::Dumbbell(d) => {
-            if d.pairs == 0 {
-                return err("topology.pairs", "must be at least 1");
+            if d.pairs == 0 || d.pairs > MAX_PAIRS {
+                return err(
+                    "topology.pairs",
+                    format!("{} pairs: must be from 1 to {MAX_PAIRS}", d.pairs),
+                );
             }
             if d.left.len() > d.pairs as usize {
                 return err(
@@ -474,6 +477,34 @@ fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>
     Ok(acns)
 }
 
+/// Bounds the samples a series takes (`MAX_SAMPLES`), before anything is built.
+fn check_samples(sc: &Scenario) -> Result<()> {
+    let end = sc.duration.0.as_nanos();
+    let fields = [
+        ("trace.interval", sc.trace.interval),
+        ("trace.throughput_bin", sc.trace.throughput_bin),
+    ];
+    for (field, step) in fields {
+        let Some(step) = step.map(|d| d.0.as_nanos()).filter(|&s| s > 0) else {
+            continue;
+        };
+        if end / step > MAX_SAMPLES {
+            let least = SimTime(end.div_ceil(MAX_SAMPLES));
+            return err(
+                field,
+                format!(
+                    "{} over a duration of {} is {} samples per series and flow or link; at most \
+                     {MAX_SAMPLES}: at least {least} (duration / {MAX_SAMPLES})",
+                    SimTime(step),
+                    sc.duration.0,
+                    end / step
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Validates `sc` and builds its simulation, with the congestion-control algorithms that the
 /// embedding program supplies (`tcp/cc/external.rs`; none from a plain scenario).
 pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulation> {
@@ -483,6 +514,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
     }
     // Durations are under 2^62 ns (`units.rs`), as senders keeping send times in 62 bits need
     // (`tcp/sender.rs`, `SegMeta`).
+    check_samples(sc)?;
     let net = expand(&sc.topology)?;
     let mut dirs = Vec::with_capacity(2 * net.links.len());
     let mut links = Vec::with_capacity(2 * net.links.len());
@@ -505,7 +537,11 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
         }
     }
     let routes = Routes::shortest_paths(net.nodes.len(), &dirs);
-    for (i, name) in sc.trace.packets.iter().enumerate() {
+    // A pcap file is written from the packet trace of its link (`python/ccsim/pcap.py`).
+    let traced = (sc.trace.packets.iter().map(|n| ("packets", n)))
+        .enumerate()
+        .chain(sc.trace.pcap.iter().map(|n| ("pcap", n)).enumerate());
+    for (i, (field, name)) in traced {
         let all = name == "*";
         let mut found = false;
         for (l, link) in net.links.iter().enumerate() {
@@ -518,7 +554,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
         if !found && !all {
             let known: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
             return err(
-                format!("trace.packets[{i}]"),
+                format!("trace.{field}[{i}]"),
                 format!(
                     "no link named \"{name}\"; links are: {}, or \"*\"",
                     known.join(", ")

@@ -4,6 +4,7 @@
 pub mod arrivals;
 pub mod build;
 pub mod error;
+pub mod json_schema;
 pub mod profiles;
 pub mod schema;
 
@@ -30,8 +31,8 @@ pub fn load_with(
     build::build(&parse(json)?, external)
 }
 
-/// The scenario JSON Schema, pretty-printed.
+/// The scenario JSON Schema, pretty-printed (`json_schema.rs`).
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(Scenario);
-    serde_json::to_string_pretty(&schema).expect("a schema always serialises")
+    serde_json::to_string_pretty(&json_schema::scenario_schema())
+        .expect("a schema always serialises")
 }

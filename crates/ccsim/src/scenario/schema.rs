@@ -22,6 +22,52 @@ fn default_seed() -> u64 {
     1
 }
 
+/// A seed: any 64-bit unsigned integer; anything else is refused with the range (serde's own
+/// message for a 20-digit seed was "number out of range").
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    v.as_u64().ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "invalid seed {v}: expected a whole number from 0 to 18446744073709551615 (2^64 - 1)"
+        ))
+    })
+}
+
+/// `trace.series`: a list of series names; an item that is not one is refused at its index,
+/// with the accepted names (serde's own message for a number was "expected value").
+fn series_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SeriesName>, D::Error> {
+    let items = Vec::<serde_json::Value>::deserialize(d)?;
+    let by_name = |v: &serde_json::Value| {
+        let name = v.as_str()?;
+        SeriesName::ALL.into_iter().find(|s| s.as_str() == name)
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            by_name(v).ok_or_else(|| {
+                let accepted: Vec<&str> = SeriesName::ALL.iter().map(|s| s.as_str()).collect();
+                let msg = format!(
+                    "unknown series {v}: expected one of {}",
+                    accepted.join(", ")
+                );
+                crate::config::de::err_at(&format!("[{i}]"), msg)
+            })
+        })
+        .collect()
+}
+
+/// The most pairs a dumbbell has: ten times the 10,000 flows of the largest benchmark. A
+/// pair is two nodes and two links to build (about 4 KB), and `pairs = 4294967295` took over
+/// 2.5 GB to validate before it was bounded (issue 33).
+pub const MAX_PAIRS: u32 = 100_000;
+
+/// The most samples a time series may take per flow or link direction: `duration / interval`
+/// and `duration / throughput_bin` are at most this. `interval = "1ns"` over a minute would be
+/// 6·10^10 sampling events and 16 bytes per sample (issue 33); 10^7 allows a 1 ms interval
+/// for 2.7 hours.
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
 /// A complete simulation: a topology, the flows over it, and what to record.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -32,7 +78,7 @@ pub struct Scenario {
     /// Simulated time to run for.
     pub duration: Duration,
     /// Seed of every random stream in the run (each component derives its own stream from it).
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed")]
     pub seed: u64,
     /// Defaults profile for every setting a flow or queue leaves out.
     #[serde(default)]
@@ -67,7 +113,8 @@ tagged_enum!(Topology, "topology kind", { "dumbbell" => Dumbbell, "chain" => Cha
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dumbbell {
-    /// Number of sender/receiver pairs (at least 1).
+    /// Number of sender/receiver pairs, 1 to 100,000 (`MAX_PAIRS`).
+    #[schemars(range(min = 1, max = MAX_PAIRS))]
     pub pairs: u32,
     pub bottleneck: LinkSpec,
     /// Access links; default: 10 times the bottleneck rate, 1 ms, the profile's queue.
@@ -164,6 +211,7 @@ tagged_enum!(LossSpec, "loss model", {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BernoulliSpec {
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p: f64,
 }
 
@@ -172,11 +220,15 @@ pub struct BernoulliSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottSpec {
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p_gb: f64,
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p_bg: f64,
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss_good: f64,
     #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss_bad: f64,
 }
 fn one() -> f64 {
@@ -263,12 +315,14 @@ pub struct CbrFlow {
     pub stop: Option<Duration>,
     /// DiffServ code point, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
     /// ns-2's `random_`: each gap the interval plus a uniform draw within ±half of it.
     #[serde(default)]
     pub random: bool,
     /// ns-2's `maxpkts_`: stop after this many packets.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_packets: Option<u64>,
 }
 
@@ -301,6 +355,7 @@ pub struct OnOffFlow {
     pub stop: Option<Duration>,
     /// DiffServ code point, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
 }
 
@@ -333,6 +388,7 @@ pub struct TcpSpec {
     pub mss: Option<Bytes>,
     /// IP + TCP header bytes added to every packet (40, or 52 with timestamps).
     #[serde(default)]
+    #[schemars(range(max = 1000))]
     pub header_bytes: Option<u32>,
     /// Initial window: a number of segments, or "rfc3390" for min(4·MSS, max(2·MSS, 4380 B)).
     #[serde(default)]
@@ -377,6 +433,7 @@ pub struct TcpSpec {
     pub timestamps: Option<bool>,
     /// Most SACK blocks per ACK (RFC 2018: 3 with timestamps, 4 without).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 4))]
     pub sack_blocks: Option<u8>,
     /// What window growth counts: "segments" acknowledged (RFC 3465 byte counting, Linux) or
     /// "acks" (one per ACK, RFC 5681 equations 2–3, ns-2).
@@ -384,9 +441,11 @@ pub struct TcpSpec {
     pub ack_counting: Option<AckCounting>,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub dupthresh: Option<u32>,
     /// DiffServ code point of the connection's packets, 0–63.
     #[serde(default)]
+    #[schemars(range(max = 63))]
     pub dscp: Option<u8>,
     /// ECN (RFC 3168): the sender asks for it (ECE+CWR on the SYN, or statically without a
     /// handshake). Default off in every profile.
@@ -448,12 +507,13 @@ impl JsonSchema for InitialWindow {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "series_names")]
     pub series: Vec<SeriesName>,
     /// Sampling interval of cwnd/ssthresh/srtt/rto/queue series; 0 (default) records on change.
+    /// At least `duration` / 10^7 (`MAX_SAMPLES`).
     #[serde(default)]
     pub interval: Option<Duration>,
-    /// Bin width of the throughput series (default 100 ms).
+    /// Bin width of the throughput series (default 100 ms); at least `duration` / 10^7.
     #[serde(default)]
     pub throughput_bin: Option<Duration>,
     /// Links whose packets are traced, both directions: every packet's enqueue, dequeue, drop
@@ -461,4 +521,8 @@ pub struct TraceSpec {
     /// every link.
     #[serde(default)]
     pub packets: Vec<String>,
+    /// Links written as pcap files, one per direction, with IPv4 and TCP/UDP headers as on
+    /// the wire (`python/ccsim/pcap.py`); "*" for every link. Their packets are traced too.
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }

@@ -19,6 +19,7 @@ pub struct RedSpec {
     /// Physical capacity: waiting packets (`limit·mean_pktsize` bytes in byte mode), ns-2's
     /// `limit_`. Default: ns2 50, linux 1000, rfc 100.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Minimum threshold, packets. Default: automatic (ns2) or 5.
     #[serde(default)]

@@ -18,6 +18,7 @@ use crate::queue::{QueueConfig, QueueContext};
 pub struct XcpSpec {
     /// Packets waiting before an arrival is dropped. Default: the profile's queue limit.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<u32>,
     /// Efficiency gain α, in (0, π/(4√2)) for stability. Default 0.4.
     #[serde(default)]
