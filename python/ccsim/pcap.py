@@ -28,6 +28,7 @@ written plus the payload: ccsim counts a fixed ``header_bytes`` per packet, with
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,7 +62,7 @@ def pcap_links(result: Result) -> list[str]:
     return links if "*" in wanted else [x for x in links if x in wanted]
 
 
-def write_pcaps(result: Result, directory: str | Path) -> list[Path]:
+def write_pcaps(result: Result, directory: str | os.PathLike) -> list[Path]:
     """Writes one pcap file per direction of each link in ``trace.pcap`` into ``directory``;
     returns their paths (none when ``trace.pcap`` names no link)."""
     links = pcap_links(result)

@@ -32,7 +32,7 @@ def sweep_schema() -> dict[str, Any]:
             "anyOf": [{"type": "array", "minItems": 1}, {"$ref": "#/$defs/Axes"}]
         },
     }
-    sweep = {
+    sweep: dict[str, Any] = {
         "title": "sweep",
         "type": "object",
         "additionalProperties": False,
