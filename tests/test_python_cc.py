@@ -178,3 +178,14 @@ def test_ctrl_c_inside_a_hook_is_the_users_interrupt():
 
     with pytest.raises(KeyboardInterrupt):
         ccsim.run(small(Interrupted()))
+
+
+def test_a_sweep_refuses_a_python_algorithm_by_name_and_says_why():
+    sweep = ccsim.Sweep(
+        base=small(PyReno()), axes={"topology.bottleneck.rate": ["5Mbps", "10Mbps"]}
+    )
+    with pytest.raises(ccsim.SweepError) as e:
+        ccsim.sweep(sweep, workers=1)
+    text = str(e.value)
+    assert "flows[0].tcp.cc" in text and "PyReno" in text
+    assert "sweeps do not run yet" in text and "ccsim.run" in text

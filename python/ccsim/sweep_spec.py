@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _native
+from . import _native, cc
 from .errors import ScenarioError, SweepError
 from .overrides import parse_path, set_path
 from .runner import prepare, to_json
@@ -261,6 +261,25 @@ def resolve(base: Mapping[str, Any], point: Point) -> dict[str, Any]:
     return d
 
 
+def _no_python_cc(d: dict[str, Any]) -> None:
+    """Refuses congestion controls written in Python, which sweeps do not run yet: their
+    points would need the algorithm importable in every worker and a cache key for it."""
+    found = cc.extract(d)
+    for slot, what in found.described.items():
+        path = next(
+            f"flows[{i}].tcp.cc"
+            for i, f in enumerate(found.core["flows"])
+            if isinstance(f, dict)
+            and f.get("tcp", {}).get("cc") == {"kind": "external", "slot": int(slot)}
+        )
+        raise ScenarioError(
+            path,
+            f"{what} is a congestion control written in Python, which sweeps do not run yet; "
+            "run its points with ccsim.run (a loop over the values), or port it to Rust "
+            "(docs/architecture.md, checklist 9.1)",
+        )
+
+
 def check(base: Mapping[str, Any], points: Sequence[Point]) -> tuple[dict, list[InvalidPoint]]:
     """Resolves and validates every point with the core; returns ``{index: scenario}`` for the
     valid ones and the invalid ones, each with its error."""
@@ -269,6 +288,7 @@ def check(base: Mapping[str, Any], points: Sequence[Point]) -> tuple[dict, list[
     for pt in points:
         try:
             d = resolve(base, pt)
+            _no_python_cc(d)
             _native.validate_json(to_json(d))
         except ScenarioError as e:
             invalid.append(InvalidPoint(pt, e.path, e.message))
