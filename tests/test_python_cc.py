@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ccsim._core")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "examples"))
-from python_cc import DelayAimd, PyReno  # noqa: E402
+from python_cc import DelayAimd, PyCubic, PyReno  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The shipped dumbbells whose TCP flows run Reno (named, or the profiles' default).
@@ -69,6 +69,26 @@ def test_python_reno_gives_the_rust_renos_tables(name):
     for s in rust.series_names:
         pd.testing.assert_frame_equal(rust.trace(s), ours.trace(s))
     assert ours.meta["external_cc"]["0"].endswith("PyReno")
+
+
+@pytest.mark.parametrize("name", ["web-fct", "xcp-tcp", "acns"])
+def test_python_cubic_gives_the_rust_cubics_tables(name):
+    """CUBIC with HyStart (the linux profile's) through the hooks: web-fct's Poisson transfers,
+    CUBIC beside XCP, and CUBIC under ACNS's commands give the built-in CUBIC's results."""
+    d = ccsim.load(ROOT / "scenarios" / f"{name}.toml")
+    py = copy.deepcopy(d)
+    n = 0
+    for f in py["flows"]:
+        if f.get("kind") in ("tcp", "tcp_arrivals") and f.get("tcp", {}).get("cc") == "cubic":
+            f["tcp"]["cc"] = PyCubic()
+            n += 1
+    assert n >= 1 and d.get("defaults", "linux") == "linux"
+    rust, ours = ccsim.run(d), ccsim.run(py)
+    cols = [c for c in rust.flows.columns if c != "cc"]
+    pd.testing.assert_frame_equal(rust.flows[cols], ours.flows[cols])
+    pd.testing.assert_frame_equal(rust.queues, ours.queues)
+    for s in rust.series_names:
+        pd.testing.assert_frame_equal(rust.trace(s), ours.trace(s))
 
 
 def test_python_reno_on_the_reference_route_and_twice_gives_the_same_tables():

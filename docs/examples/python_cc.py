@@ -1,13 +1,19 @@
-"""Congestion controls written in Python (`ccsim.CongestionControl`): a Reno that gives the
-tables of the built-in `cc = "reno"` to the last bit (tests/test_python_cc.py), and a small
-delay-based algorithm, the tutorial's example.
+"""Congestion controls written in Python (`ccsim.CongestionControl`): a Reno and a CUBIC that
+give the tables of the built-in `cc = "reno"` and `cc = "cubic"` (linux profile) to the last
+bit (tests/test_python_cc.py), and a small delay-based algorithm, the tutorial's example.
 
     python docs/examples/python_cc.py     # the delay-based one against CUBIC on a dumbbell
 """
 
 from __future__ import annotations
 
+import math
+
 import ccsim
+
+# Python 3.11's math.cbrt is the C library's, as Rust's f64::cbrt; before 3.11 the power is
+# within an ulp of it.
+_cbrt = getattr(math, "cbrt", lambda x: x ** (1.0 / 3.0))
 
 
 class PyReno(ccsim.CongestionControl):
@@ -24,6 +30,122 @@ class PyReno(ccsim.CongestionControl):
             if acked <= 0:
                 return
         conn.cong_avoid_ai(conn.cwnd, acked)
+
+
+class PyCubic(ccsim.CongestionControl):
+    """CUBIC as Linux's `tcp_cubic.c` 2.3 with HyStart, as the core's `tcp/cc/cubic.rs` under
+    the linux profile (RFC 9438's window function in Linux's counter form). Times are kept in
+    whole nanoseconds (`conn.now_ns`, `ack.rtt_ns`), as the core keeps them, so that the
+    arithmetic is the core's to the last bit; `x * x * x` is Rust's `powi(3)`."""
+
+    HYSTART_LOW_WINDOW = 16.0
+    HYSTART_ACK_DELTA_NS = 2_000_000
+    HYSTART_DELAY_MIN_NS = 4_000_000
+    HYSTART_DELAY_MAX_NS = 16_000_000
+    HYSTART_MIN_SAMPLES = 8
+
+    def __init__(self, beta=0.7, c=0.4, hystart=True):
+        self.beta, self.c, self.hystart = beta, c, hystart
+        self.alpha = 3.0 * (1.0 - beta) / (1.0 + beta)
+        self._fresh()
+
+    def _fresh(self):
+        self.w_max = 0.0
+        self.epoch_start = None
+        self.origin = self.k = self.w_est = 0.0
+        self.delay_min = None
+        self.found = self.exit_pending = False
+        self.round_start = self.last_ack = self.end_seq = 0
+        self.curr_rtt = None
+        self.sample_cnt = 0
+
+    def _round(self, conn):
+        self.round_start = self.last_ack = conn.now_ns
+        self.end_seq = conn.snd_nxt
+        self.curr_rtt = None
+        self.sample_cnt = 0
+
+    def _reset(self, conn):
+        self._fresh()
+        self._round(conn)
+
+    def ssthresh(self, conn):
+        return max(min(conn.cwnd, conn.rwnd) * self.beta, 2.0)
+
+    def _update(self, conn, acked):
+        cwnd = conn.cwnd
+        if self.epoch_start is None:
+            self.epoch_start = conn.now_ns
+            self.w_est = cwnd
+            if self.w_max <= cwnd:
+                self.k, self.origin = 0.0, cwnd
+            else:
+                self.k, self.origin = _cbrt((self.w_max - cwnd) / self.c), self.w_max
+        t = (conn.now_ns - self.epoch_start + (self.delay_min or 0)) / 1e9
+        d = t - self.k
+        target = self.origin + self.c * (d * d * d)
+        cnt = cwnd / (target - cwnd) if target > cwnd else 100.0 * cwnd
+        if self.w_max == 0.0:
+            cnt = min(cnt, 20.0)  # the bandwidth still unknown: at least 5 % per RTT
+        self.w_est += self.alpha * acked / cwnd
+        if self.w_est > cwnd:
+            cnt = min(cnt, cwnd / (self.w_est - cwnd))
+        return max(cnt, 2.0)
+
+    def cong_avoid(self, conn, ack):
+        pending, self.exit_pending = self.exit_pending, False
+        if pending and conn.in_slow_start:
+            conn.ssthresh = conn.cwnd  # HyStart found the exit on this ACK's sample
+        acked = ack.acked
+        if conn.in_slow_start:
+            acked = conn.slow_start(acked)
+            if acked <= 0:
+                return
+        conn.cong_avoid_ai(self._update(conn, acked), acked)
+
+    def pkts_acked(self, conn, ack):
+        if ack.rtt_ns is None:
+            return
+        if self.epoch_start is not None and conn.now_ns - self.epoch_start < 1_000_000_000:
+            return  # delay samples right after a reduction are discarded
+        delay = max(ack.rtt_ns, 1_000)
+        d_min = delay if self.delay_min is None else min(self.delay_min, delay)
+        self.delay_min = d_min
+        if self.hystart and not self.found and conn.in_slow_start:
+            self._hystart(conn, delay, d_min)
+
+    def _hystart(self, conn, delay, d_min):
+        if conn.snd_una > self.end_seq:
+            self._round(conn)
+        if conn.cwnd < self.HYSTART_LOW_WINDOW:
+            return
+        now = conn.now_ns
+        if now - self.last_ack <= self.HYSTART_ACK_DELTA_NS:  # the ACK train goes on
+            self.last_ack = now
+            if now - self.round_start > d_min // 2:
+                self.found = True
+        self.curr_rtt = delay if self.curr_rtt is None else min(self.curr_rtt, delay)
+        if self.sample_cnt < self.HYSTART_MIN_SAMPLES:
+            self.sample_cnt += 1
+        else:
+            thresh = min(max(d_min // 8, self.HYSTART_DELAY_MIN_NS), self.HYSTART_DELAY_MAX_NS)
+            if self.curr_rtt > d_min + thresh:
+                self.found = True
+        if self.found:
+            self.exit_pending = True
+
+    def set_state(self, conn, state):
+        if state in ("recovery", "cwr"):
+            w = min(conn.cwnd, conn.rwnd)
+            self.epoch_start = None
+            self.w_max = w * (1.0 + self.beta) / 2.0 if w < self.w_max else w
+            self.exit_pending = False
+        elif state == "loss":
+            self._reset(conn)
+
+    def cwnd_event(self, conn, event):
+        if event == "timeout":
+            self._reset(conn)
 
 
 class DelayAimd(ccsim.CongestionControl):

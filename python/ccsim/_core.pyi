@@ -125,6 +125,10 @@ class Connection:
         """Simulated time, seconds."""
 
     @property
+    def now_ns(self) -> int:
+        """Simulated time in the core's whole nanoseconds."""
+
+    @property
     def flow(self) -> str:
         """The flow's name."""
 
@@ -154,6 +158,10 @@ class Ack:
     @property
     def rtt(self) -> float | None:
         """The RTT this ACK measured, seconds, if it gave a valid sample (Karn's rule)."""
+
+    @property
+    def rtt_ns(self) -> int | None:
+        """The same RTT in the core's whole nanoseconds."""
 
     @property
     def ece(self) -> bool:

@@ -115,6 +115,12 @@ impl Connection {
     fn now(&self) -> f64 {
         self.st.now.as_secs_f64()
     }
+    /// Simulated time in the core's whole nanoseconds: for arithmetic on times that must
+    /// give the core's own results (seconds are that divided by 10^9).
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.st.now.as_nanos()
+    }
     /// The flow's name.
     #[getter]
     fn flow(&self) -> &str {
@@ -148,6 +154,9 @@ pub struct Ack {
     /// The RTT this ACK measured, seconds, if it gave a valid sample (Karn's rule).
     #[pyo3(get)]
     rtt: Option<f64>,
+    /// The same RTT in the core's whole nanoseconds.
+    #[pyo3(get)]
+    rtt_ns: Option<u64>,
     /// The ACK carried ECN-Echo.
     #[pyo3(get)]
     ece: bool,
@@ -159,6 +168,7 @@ impl Ack {
             segments: a.segments,
             acked: a.acked,
             rtt: a.rtt.map(|t| t.as_secs_f64()),
+            rtt_ns: a.rtt.map(|t| t.as_nanos()),
             ece: a.ece,
         }
     }
