@@ -209,3 +209,14 @@ def test_a_sweep_refuses_a_python_algorithm_by_name_and_says_why():
     text = str(e.value)
     assert "flows[0].tcp.cc" in text and "PyReno" in text
     assert "sweeps do not run yet" in text and "ccsim.run" in text
+
+
+def test_each_flow_makes_its_algorithm_once():
+    made = []
+
+    class Counted(PyReno):
+        def __init__(self):
+            made.append(self)
+
+    ccsim.run(small(Counted, flows=3))
+    assert len(made) == 3

@@ -89,14 +89,10 @@ impl Simulation {
     /// returns a `ccsim.CongestionControl`).
     #[new]
     #[pyo3(signature = (scenario_json, external = None))]
-    fn new(
-        py: Python<'_>,
-        scenario_json: &str,
-        external: Option<Bound<'_, PyList>>,
-    ) -> PyResult<Self> {
+    fn new(scenario_json: &str, external: Option<Bound<'_, PyList>>) -> PyResult<Self> {
         let failure = python_cc::FailureSlot::default();
         let factories = match &external {
-            Some(list) => python_cc::factories(py, list, &failure),
+            Some(list) => python_cc::factories(list, &failure),
             None => Vec::new(),
         };
         let python_cc = !factories.is_empty();
@@ -138,24 +134,25 @@ impl Simulation {
     /// unless congestion controls written in Python run (their hooks then take it cheaply).
     fn run_until(&mut self, py: Python<'_>, t: f64) {
         let sim = &mut self.sim;
+        let mut step = move || sim.run_until(SimTime::from_secs_f64(t));
         if self.python_cc {
-            sim.run_until(SimTime::from_secs_f64(t));
+            step()
         } else {
-            py.detach(|| sim.run_until(SimTime::from_secs_f64(t)));
+            py.detach(step)
         }
     }
 
     /// Runs to the end if needed and returns the results as a dict of columns.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = &mut self.sim;
-        let results = if self.python_cc {
+        let mut rest = move || {
             sim.run();
             ccsim::results::collect(sim)
+        };
+        let results = if self.python_cc {
+            rest()
         } else {
-            py.detach(|| {
-                sim.run();
-                ccsim::results::collect(sim)
-            })
+            py.detach(rest)
         };
         results_to_py(py, &results)
     }

@@ -405,35 +405,31 @@ impl CongestionControl for PyAlgorithm {
 
 impl ExternalAlgorithm for PyAlgorithm {
     fn fresh(&self) -> Box<dyn ExternalAlgorithm> {
-        let made =
-            Python::attach(|py| PyAlgorithm::make(py, &self.factory, &self.flow, &self.failure));
-        match made {
-            Ok(a) => Box::new(a),
-            // The factory worked for this flow already; should it fail now, the failure is
-            // reported as the run's and the copy is this one's twin in name only.
-            Err(e) => {
-                let st = Python::attach(|py| self.conn.borrow(py).st.clone());
-                self.fail("__init__", &st, e);
-                let obj = Python::attach(|py| self.obj.clone_ref(py));
-                let conn = Python::attach(|py| self.conn.clone_ref(py));
-                let factory = Python::attach(|py| self.factory.clone_ref(py));
-                Box::new(PyAlgorithm {
-                    obj,
-                    factory,
-                    conn,
-                    hooks: self.hooks,
-                    failure: self.failure.clone(),
-                    flow: self.flow.clone(),
-                })
+        Python::attach(|py| {
+            match PyAlgorithm::make(py, &self.factory, &self.flow, &self.failure) {
+                Ok(a) => Box::new(a) as Box<dyn ExternalAlgorithm>,
+                // The factory worked for this flow before; should it fail now, the failure
+                // is the run's, and the copy shares this one's object.
+                Err(e) => {
+                    let st = self.conn.borrow(py).st.clone();
+                    self.fail("__init__", &st, e);
+                    Box::new(PyAlgorithm {
+                        obj: self.obj.clone_ref(py),
+                        factory: self.factory.clone_ref(py),
+                        conn: self.conn.clone_ref(py),
+                        hooks: self.hooks,
+                        failure: self.failure.clone(),
+                        flow: self.flow.clone(),
+                    })
+                }
             }
-        }
+        })
     }
 }
 
 /// The core's factories for the Python factories `factories` (`factory(flow_name)` returns a
 /// `ccsim.CongestionControl`), in slot order.
 pub fn factories(
-    py: Python<'_>,
     factories: &Bound<'_, PyList>,
     failure: &FailureSlot,
 ) -> Vec<Box<ExternalFactory>> {
@@ -442,7 +438,6 @@ pub fn factories(
         .map(|f| {
             let f: Py<PyAny> = f.unbind();
             let failure = failure.clone();
-            let _ = py;
             Box::new(move |flow: &str| {
                 Python::attach(|py| PyAlgorithm::make(py, &f, flow, &failure))
                     .map(|a| Box::new(a) as Box<dyn ExternalAlgorithm>)

@@ -633,18 +633,16 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                     flow: name,
                     external,
                 };
-                let cached = match &last_cc {
-                    Some((spec, mss, built)) if *spec == p.cc && *mss == p.mss => Some(built),
-                    _ => None,
-                };
-                let cc = match cached {
-                    // An external algorithm is made for its flow, which its errors name.
-                    Some(built) if !matches!(p.cc, CcSpec::external(_)) => built.clone(),
+                let cc = match &last_cc {
+                    Some((spec, mss, built)) if *spec == p.cc && *mss == p.mss => built.clone(),
                     _ => {
                         let built =
                             p.cc.build(&ctx)
                                 .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
-                        last_cc = Some((p.cc.clone(), p.mss, built.clone()));
+                        // An external algorithm is made for its own flow, which its errors
+                        // name: it is never shared.
+                        let shared = !matches!(p.cc, CcSpec::external(_));
+                        last_cc = shared.then(|| (p.cc.clone(), p.mss, built.clone()));
                         built
                     }
                 };
