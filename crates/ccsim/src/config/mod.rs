@@ -15,7 +15,7 @@ pub mod units;
 pub use engine::Engine;
 pub use profile::Profile;
 pub use series::{SeriesName, SeriesSource};
-pub use tcp::{AckCounting, Recovery, RtoFloor};
+pub use tcp::{AckCounting, Pacing, Recovery, RtoFloor};
 
 /// A configuration's invalid parameter: the field's name and what is wrong with it (and what
 /// is accepted). The scenario builder prefixes the field with the path of its table.

@@ -80,6 +80,19 @@ series! {
     /// saturation, which stops growth above its estimated threshold; recorded only for
     /// algorithms that have one).
     CwndHold = "cwnd_hold", Sender;
+    /// Every valid delivery-rate sample per TCP flow, bits per second (Linux `tcp_rate.c`:
+    /// payload delivered over the sample's interval).
+    DeliveryRate = "delivery_rate", Sender;
+    /// The pacing rate per paced TCP flow, bits per second of packets on the wire (recorded
+    /// only for flows that pace).
+    PacingRate = "pacing_rate", Sender;
+    /// The congestion control's state machine per TCP flow, as a number its documentation
+    /// lists (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT; recorded only for algorithms
+    /// that have one).
+    CcMode = "cc_mode", Sender;
+    /// The congestion control's minimum-RTT estimate per TCP flow, seconds (BBR's windowed
+    /// min_rtt; recorded only for algorithms that keep one).
+    MinRtt = "min_rtt", Sender;
 }
 
 #[cfg(test)]

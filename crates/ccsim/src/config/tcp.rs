@@ -65,3 +65,18 @@ mod tests {
         }
     }
 }
+
+/// Whether the sender paces its transmissions (spaces them at a pacing rate rather than
+/// sending what the window allows at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Pacing {
+    /// Only algorithms that ask for pacing (BBR) are paced, at their own rate: Linux's TCP
+    /// pacing without the `fq` qdisc (`SK_PACING_NEEDED`).
+    Auto,
+    /// Every flow is paced: at its algorithm's rate, or at Linux's rule for algorithms that
+    /// set none (`tcp_update_pacing_rate`): Linux with the `fq` qdisc.
+    On,
+    /// No pacing, even for algorithms that ask for it.
+    Off,
+}

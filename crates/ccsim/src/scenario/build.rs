@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::error::ScenarioError;
 use super::schema::*;
 use crate::app::{OnOff, UdpSource};
-use crate::config::{Profile, Recovery};
+use crate::config::{Profile, Recovery, SeriesName};
 use crate::dist::Dist;
 use crate::net::link::LinkDir;
 use crate::net::loss::LossModel;
@@ -462,6 +462,17 @@ fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>
             "must be positive and at most 500 ms (RFC 1122)",
         );
     }
+    for (field, v) in [
+        ("pacing_ss_ratio", p.pacing_ss_ratio),
+        ("pacing_ca_ratio", p.pacing_ca_ratio),
+    ] {
+        if !(v.is_finite() && v > 0.0 && v <= 10_000.0) {
+            return err(
+                format!("{path}.{field}"),
+                format!("{v} is not a percentage in (0, 10000]"),
+            );
+        }
+    }
     if !(1..=4).contains(&p.sack_blocks) {
         return err(
             format!("{path}.sack_blocks"),
@@ -632,6 +643,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                     mss: p.mss,
                     flow: name,
                     external,
+                    seed: sc.seed,
                 };
                 let cc = match &last_cc {
                     Some((spec, mss, built)) if *spec == p.cc && *mss == p.mss => built.clone(),
@@ -641,7 +653,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                                 .or_else(|(field, m)| err(format!("{path}.tcp.cc.{field}"), m))?;
                         // An external algorithm is made for its own flow, which its errors
                         // name: it is never shared.
-                        let shared = !matches!(p.cc, CcSpec::external(_));
+                        let shared = !matches!(p.cc, CcSpec::external(_)) && !p.cc.per_flow();
                         last_cc = shared.then(|| (p.cc.clone(), p.mss, built.clone()));
                         built
                     }
@@ -681,6 +693,9 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                 });
                 let receiver = Receiver::new(id, dst, src, rc);
                 let mut sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
+                if sc.trace.series.contains(&SeriesName::DeliveryRate) {
+                    sender = sender.with_rate_sampling();
+                }
                 if let Some(c) = acns {
                     sender = sender.with_acns(c, &p);
                 }

@@ -27,6 +27,8 @@
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
+//! | pacing             | auto (BBR paces)           | auto                        | auto                         |
+//! | pacing_ss/ca_ratio | 200 / 120 % (sysctls)      | 200 / 120 %                 | 200 / 120 %                  |
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
 //!
@@ -34,7 +36,7 @@
 //! congestion-control rows, whose defaults each algorithm's `build(profile)` applies (`tcp/cc/`).
 
 use super::schema::{InitialWindow, TcpSpec};
-use crate::config::{AckCounting, Profile, Recovery, RtoFloor};
+use crate::config::{AckCounting, Pacing, Profile, Recovery, RtoFloor};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
 use crate::tcp::TcpParams;
@@ -66,6 +68,9 @@ impl Profile {
                 delayed_ack: true,
                 delayed_ack_timeout: SimTime::from_millis(40),
                 limited_transmit: true,
+                pacing: Pacing::Auto,
+                pacing_ss_ratio: 200.0,
+                pacing_ca_ratio: 120.0,
                 cwnd_limited: true,
                 handshake: true,
                 timestamps: true,
@@ -95,6 +100,9 @@ impl Profile {
                 delayed_ack: false,
                 delayed_ack_timeout: SimTime::from_millis(100),
                 limited_transmit: true,
+                pacing: Pacing::Auto,
+                pacing_ss_ratio: 200.0,
+                pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
                 handshake: false,
                 timestamps: false,
@@ -124,6 +132,9 @@ impl Profile {
                 delayed_ack: true,
                 delayed_ack_timeout: SimTime::from_millis(200),
                 limited_transmit: true,
+                pacing: Pacing::Auto,
+                pacing_ss_ratio: 200.0,
+                pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
                 handshake: true,
                 timestamps: false,
@@ -221,6 +232,15 @@ impl Profile {
         }
         if let Some(v) = spec.receiver_acns {
             p.receiver_acns = v;
+        }
+        if let Some(v) = spec.pacing {
+            p.pacing = v;
+        }
+        if let Some(v) = spec.pacing_ss_ratio {
+            p.pacing_ss_ratio = v;
+        }
+        if let Some(v) = spec.pacing_ca_ratio {
+            p.pacing_ca_ratio = v;
         }
         p
     }

@@ -463,6 +463,18 @@ pub struct TcpSpec {
     /// Whether the receiver supports ACNS. Default true.
     #[serde(default)]
     pub receiver_acns: Option<bool>,
+    /// Pacing: "auto" (only algorithms that ask for it, such as BBR, as Linux without the
+    /// `fq` qdisc), "on" (every flow, at its algorithm's rate or Linux's
+    /// `tcp_update_pacing_rate` rule, as Linux with `fq`) or "off". Default "auto".
+    #[serde(default)]
+    pub pacing: Option<crate::config::Pacing>,
+    /// Linux's `tcp_pacing_ss_ratio`: the pacing rate in percent of cwnd·mss/srtt while
+    /// cwnd < ssthresh/2. Default 200.
+    #[serde(default)]
+    pub pacing_ss_ratio: Option<f64>,
+    /// Linux's `tcp_pacing_ca_ratio`: the same percentage afterwards. Default 120.
+    #[serde(default)]
+    pub pacing_ca_ratio: Option<f64>,
 }
 
 /// Initial window: segments, or an RFC's formula.

@@ -9,7 +9,9 @@
 pub mod acns;
 pub mod cc;
 pub mod ecn;
+mod pacing;
 mod params;
+pub mod rate;
 pub mod receiver;
 mod recovery;
 mod rtt;
@@ -18,6 +20,7 @@ pub mod sender;
 pub mod slow_start;
 pub mod timer;
 
+pub use pacing::linux_pacing_rate;
 pub use params::TcpParams;
 pub use receiver::{Receiver, ReceiverConfig};
 pub use rtt::RttEstimator;

@@ -1,6 +1,6 @@
 //! The settings of one connection, resolved from a scenario and its defaults profile.
 
-use crate::config::{AckCounting, Recovery, RtoFloor};
+use crate::config::{AckCounting, Pacing, Recovery, RtoFloor};
 use crate::tcp::cc::CcSpec;
 use crate::tcp::slow_start::SlowStartSpec;
 use crate::time::SimTime;
@@ -42,4 +42,9 @@ pub struct TcpParams {
     pub acns: Option<crate::tcp::acns::AcnsSpec>,
     /// The receiver supports ACNS.
     pub receiver_acns: bool,
+    /// Whether the sender paces (`tcp/pacing.rs`).
+    pub pacing: Pacing,
+    /// Linux's `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio`, percent.
+    pub pacing_ss_ratio: f64,
+    pub pacing_ca_ratio: f64,
 }

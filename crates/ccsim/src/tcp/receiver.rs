@@ -277,20 +277,20 @@ impl Timers for Receiver {
     fn timer(&self, name: TimerName) -> &LazyTimer {
         match name {
             TimerName::DelAck => &self.delack_timer,
-            TimerName::Rto => unreachable!("the sender owns {name:?}"),
+            TimerName::Rto | TimerName::Pace => unreachable!("the sender owns {name:?}"),
         }
     }
     #[inline]
     fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
         match name {
             TimerName::DelAck => &mut self.delack_timer,
-            TimerName::Rto => unreachable!("the sender owns {name:?}"),
+            TimerName::Rto | TimerName::Pace => unreachable!("the sender owns {name:?}"),
         }
     }
     fn on_timer(&mut self, name: TimerName, io: &mut Io) {
         match name {
             TimerName::DelAck => self.on_delack_timer(io),
-            TimerName::Rto => unreachable!("the sender owns {name:?}"),
+            TimerName::Rto | TimerName::Pace => unreachable!("the sender owns {name:?}"),
         }
     }
 }

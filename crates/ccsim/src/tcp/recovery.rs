@@ -17,7 +17,9 @@ impl Sender {
         self.dupacks += 1;
         match self.st.ca_state {
             CaState::Recovery => {
-                if matches!(self.p.recovery, Recovery::Reno | Recovery::Newreno) {
+                if matches!(self.p.recovery, Recovery::Reno | Recovery::Newreno)
+                    && !self.cc.controls_window()
+                {
                     // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate ACK.
                     self.st.cwnd += 1.0;
                 }
@@ -59,6 +61,11 @@ impl Sender {
         self.recover = Opt::some(self.high);
         self.partial_seen = false;
         let una = self.una;
+        // An algorithm that sets its own window (Linux `cong_control`, BBR) keeps it here.
+        let own = self.cc.controls_window();
+        if self.p.recovery != Recovery::Sack && self.rate.is_some() {
+            self.rate_lost(1);
+        }
         match self.p.recovery {
             Recovery::Tahoe => {
                 // Jacobson 1988: retransmit and slow-start from one segment, resending
@@ -72,13 +79,17 @@ impl Sender {
                 // RFC 5681 §3.2 steps 2–3: retransmit, cwnd = ssthresh + 3 segments.
                 self.set_ca_state(CaState::Recovery);
                 self.transmit(una, io);
-                self.st.cwnd = self.st.ssthresh + self.p.dupthresh as f64;
+                if !own {
+                    self.st.cwnd = self.st.ssthresh + self.p.dupthresh as f64;
+                }
             }
             Recovery::Sack => {
                 // RFC 6675 §5 (4.1)–(4.3): RecoveryPoint = HighData, cwnd = ssthresh,
                 // retransmit the first segment presumed lost.
                 self.set_ca_state(CaState::Recovery);
-                self.st.cwnd = self.st.ssthresh;
+                if !own {
+                    self.st.cwnd = self.st.ssthresh;
+                }
                 self.rescue_rxt = Opt::NONE;
                 self.set_high_rxt(una);
                 if !self.segs[0].sacked() {
@@ -92,26 +103,36 @@ impl Sender {
     /// An ACK that advances SND.UNA while in fast recovery.
     pub(super) fn recovery_new_ack(&mut self, ack: u64, acked: u64, io: &mut Io) {
         let full = self.recover.get().is_none_or(|r| ack >= r);
+        let own = self.cc.controls_window();
         match self.p.recovery {
             Recovery::Tahoe => unreachable!("Tahoe never enters fast recovery"),
             Recovery::Reno => {
                 // RFC 5681 §3.2 step 6: the first new ACK deflates the window and ends
                 // recovery, partial or not (so several losses in a window often end in a
                 // timeout).
-                self.st.cwnd = self.st.ssthresh;
+                if !own {
+                    self.st.cwnd = self.st.ssthresh;
+                }
                 self.exit_recovery();
             }
             Recovery::Newreno if full => {
                 // RFC 6582 §3.2 step 3, option (2): cwnd = ssthresh.
-                self.st.cwnd = self.st.ssthresh;
+                if !own {
+                    self.st.cwnd = self.st.ssthresh;
+                }
                 self.exit_recovery();
             }
             Recovery::Newreno => {
                 // Partial ACK (§3.2 step 5): retransmit the first unacknowledged segment,
                 // deflate by the amount acknowledged and add back one segment.
                 let una = self.una;
+                if self.rate.is_some() {
+                    self.rate_lost(1);
+                }
                 self.transmit(una, io);
-                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                if !own {
+                    self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                }
                 if !self.partial_seen {
                     self.partial_seen = true;
                     self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));

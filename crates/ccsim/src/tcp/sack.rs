@@ -24,7 +24,7 @@ use super::Io;
 pub(super) struct Board {
     /// Counts of segments in one window: 32 bits (2^32 segments' records alone would take 64
     /// GiB), which keeps the board, deque and all, in its 64 bytes.
-    n_sacked: u32,
+    pub(super) n_sacked: u32,
     sacked_below_rxt: u32,
     top: Vec<u64>,
     ranges: VecDeque<(u64, u64)>,
@@ -119,6 +119,9 @@ impl Sender {
                     debug_assert!(!m.sacked());
                     m.set_sacked(true);
                     self.board_sacked(s);
+                    if self.rate.is_some() {
+                        self.rate_delivered(s, true);
+                    }
                 }
             }
         }
@@ -264,6 +267,9 @@ impl Sender {
             let Some((seg, rescue)) = self.next_seg(&scan) else {
                 break;
             };
+            if !self.pacing_allows(io.now) {
+                break;
+            }
             let retransmission = seg < self.high;
             self.transmit(seg, io);
             if rescue {

@@ -10,6 +10,8 @@ use std::collections::VecDeque;
 use super::acns::AcnsSender;
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
 use super::ecn::{self, EcnSender};
+use super::pacing::Pacer;
+use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
 use super::timer::{LazyTimer, TimerName, Timers};
@@ -101,7 +103,7 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmits: u64,
-    /// 32 bits, so that the pair fills one word (`a_connection_takes_720_bytes`): each is at
+    /// 32 bits, so that the pair fills one word (`a_connection_takes_784_bytes`): each is at
     /// most one per round trip, and counts saturate.
     pub timeouts: u32,
     pub fast_retransmits: u32,
@@ -154,6 +156,11 @@ pub struct Sender {
     pub ecn: EcnSender,
     /// ACNS state, for a connection configured with it (`acns.rs`).
     pub(super) acns: Option<Box<AcnsSender>>,
+    /// Delivery-rate records, for a connection that samples the rate (`rate.rs`).
+    pub(super) rate: Option<Box<RateSampler>>,
+    /// Pacing state, for a paced connection (`pacing.rs`), and its timer.
+    pub(super) pacer: Option<Box<Pacer>>,
+    pub(super) pace_timer: LazyTimer,
 }
 
 impl Sender {
@@ -188,6 +195,10 @@ impl Sender {
             now: SimTime::ZERO,
             snd_una: 0,
             snd_nxt: 0,
+            pacing_rate: f64::INFINITY,
+            delivered: 0,
+            lost: 0,
+            app_limited: 0,
             slow_start,
         };
         let rtt = RttEstimator::new(
@@ -199,7 +210,7 @@ impl Sender {
         );
         let params = SenderParams::of(p);
         let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake);
-        Sender {
+        let s = Sender {
             flow,
             node,
             peer,
@@ -231,6 +242,16 @@ impl Sender {
             },
             ecn,
             acns: None,
+            rate: None,
+            pacer: None,
+            pace_timer: LazyTimer::default(),
+        };
+        let (own_window, wants_pacing) = (s.cc.controls_window(), s.cc.wants_pacing());
+        let s = s.with_pacing(p, wants_pacing);
+        if own_window {
+            s.with_rate_sampling()
+        } else {
+            s
         }
     }
 
@@ -241,7 +262,7 @@ impl Sender {
             self.send_syn(io);
         } else {
             self.established = true;
-            self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+            self.begin_transfer();
             self.try_send(io);
         }
         self.trace(io);
@@ -309,6 +330,7 @@ impl Sender {
     pub(super) fn transmit(&mut self, seg: u64, io: &mut Io) {
         let len = self.seg_len(seg);
         let now = io.now;
+        let was_empty = self.high == self.una;
         let p = io.send(Packet::new(
             self.flow,
             Kind::TcpData,
@@ -335,6 +357,12 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
+        if self.rate.is_some() {
+            self.rate_sent(seg, now, was_empty);
+        }
+        if self.pacer.is_some() {
+            self.paced(len + self.p.header_bytes, now);
+        }
         if self.rto_timer.deadline().is_none() {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
@@ -374,11 +402,17 @@ impl Sender {
         }
         let w = self.window();
         while self.nxt - self.una < w && self.app_has(self.nxt) {
+            if !self.pacing_allows(io.now) {
+                break;
+            }
             let seg = self.nxt;
             self.transmit(seg, io);
             self.nxt += 1;
         }
         self.note_flight();
+        if self.rate.is_some() {
+            self.rate_check_app_limited();
+        }
     }
 
     /// Mirrors SND.UNA, the highest sequence sent and FlightSize into the shared state.
@@ -436,6 +470,9 @@ impl Sender {
         if ack > self.high {
             return; // acknowledges data never sent: ignore, as RFC 9293 §3.10.7.4 says
         }
+        if self.rate.is_some() {
+            self.rate_ack_begins();
+        }
         if self.p.recovery == Recovery::Sack {
             let mut blocks = [(0, 0); MAX_SACK];
             let wire = pkt.sack_blocks();
@@ -462,8 +499,23 @@ impl Sender {
         if ece {
             self.on_ece();
         }
+        if self.rate.is_some() {
+            self.rate_sample(io);
+        }
+        if self.pacer.is_some() {
+            self.update_pacing_rate();
+        }
         self.try_send(io);
         self.trace(io);
+    }
+
+    /// The ACK's delivery-rate sample, to an algorithm that sets its window from it.
+    fn rate_sample(&mut self, io: &mut Io) {
+        if let Some(rs) = self.rate_ack_ends(io) {
+            if self.cc.controls_window() {
+                self.cc.cong_control(&mut self.st, &rs);
+            }
+        }
     }
 
     /// Bytes a full segment takes on the wire: XCP's unit for windows and feedback.
@@ -512,9 +564,16 @@ impl Sender {
             self.rtt_sample(io.now - t, io);
         }
         self.rto_timer.set_deadline(None);
-        self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+        self.begin_transfer();
         self.try_send(io);
         self.trace(io);
+    }
+
+    /// The connection is established: the algorithm starts (Linux `tcp_init_transfer`).
+    fn begin_transfer(&mut self) {
+        self.cc.init(&mut self.st);
+        self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+        self.update_pacing_rate();
     }
 
     /// Takes an RTT sample (every ACK that gives one: inlined into `on_new_ack`, where the
@@ -550,6 +609,15 @@ impl Sender {
         };
         if let Some(r) = rtt {
             self.rtt_sample(r, io);
+        }
+        if self.rate.is_some() {
+            for s in self.una..ack {
+                let sacked = self.segs[(s - self.una) as usize].sacked();
+                if !sacked {
+                    self.rate_delivered(s, false);
+                }
+            }
+            self.rate_acked(acked);
         }
         self.board_acked(acked);
         // One or two segments an ACK, as a rule: popping them is cheaper than a `drain`.
@@ -617,6 +685,9 @@ impl Sender {
             return;
         }
         self.stats.timeouts = self.stats.timeouts.saturating_add(1);
+        if self.rate.is_some() {
+            self.rate_timeout();
+        }
         if self.ecn.acns {
             self.acns_timeout();
         }
@@ -678,6 +749,15 @@ impl Sender {
         if let Some(c) = self.acns_command() {
             r.changed(SeriesName::AcnsCommand, f, now, c);
         }
+        if self.pacer.is_some() && self.st.pacing_rate.is_finite() {
+            r.changed(SeriesName::PacingRate, f, now, self.st.pacing_rate * 8.0);
+        }
+        if let Some(m) = self.cc.mode() {
+            r.changed(SeriesName::CcMode, f, now, m);
+        }
+        if let Some(m) = self.cc.min_rtt_estimate() {
+            r.changed(SeriesName::MinRtt, f, now, m);
+        }
     }
 
     /// 1 while the congestion control holds its window, 0 otherwise, for one that can.
@@ -705,6 +785,7 @@ impl Timers for Sender {
     fn timer(&self, name: TimerName) -> &LazyTimer {
         match name {
             TimerName::Rto => &self.rto_timer,
+            TimerName::Pace => &self.pace_timer,
             TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
         }
     }
@@ -712,12 +793,14 @@ impl Timers for Sender {
     fn timer_mut(&mut self, name: TimerName) -> &mut LazyTimer {
         match name {
             TimerName::Rto => &mut self.rto_timer,
+            TimerName::Pace => &mut self.pace_timer,
             TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
         }
     }
     fn on_timer(&mut self, name: TimerName, io: &mut Io) {
         match name {
             TimerName::Rto => self.on_rto(io),
+            TimerName::Pace => self.on_pace(io),
             TimerName::DelAck => unreachable!("the receiver owns {name:?}"),
         }
     }
@@ -746,11 +829,13 @@ mod tests {
     /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
     /// per flow with its hosts and access links); this pins it, so that growth is a decision.
     #[test]
-    fn a_connection_takes_720_bytes() {
+    fn a_connection_takes_784_bytes() {
         use std::mem::size_of;
         assert_eq!(size_of::<SenderParams>(), 20);
-        assert_eq!(size_of::<Sender>(), 600);
+        // 0.8: +64 for pacing and delivery-rate sampling (two pointers, the pacing timer and
+        // four words of Linux's connection state).
+        assert_eq!(size_of::<Sender>(), 664);
         assert_eq!(size_of::<super::super::Receiver>(), 120);
-        assert_eq!(size_of::<crate::sim::FlowSlot>(), 720);
+        assert_eq!(size_of::<crate::sim::FlowSlot>(), 784);
     }
 }

@@ -24,13 +24,15 @@ pub enum TimerName {
     Rto,
     /// The receiver's delayed-ACK timer (RFC 1122 4.2.3.2, RFC 5681 §4.2).
     DelAck,
+    /// The sender's pacing timer: the next paced transmission (`pacing.rs`).
+    Pace,
 }
 
 impl TimerName {
     /// Every name, in event order (`index` is the position here).
-    pub const ALL: [TimerName; 2] = [TimerName::Rto, TimerName::DelAck];
+    pub const ALL: [TimerName; 3] = [TimerName::Rto, TimerName::DelAck, TimerName::Pace];
     /// The sender's timers.
-    pub const SENDER: [TimerName; 1] = [TimerName::Rto];
+    pub const SENDER: [TimerName; 2] = [TimerName::Rto, TimerName::Pace];
     /// The receiver's timers.
     pub const RECEIVER: [TimerName; 1] = [TimerName::DelAck];
 
@@ -38,7 +40,7 @@ impl TimerName {
     #[inline]
     pub const fn at_sender(self) -> bool {
         match self {
-            TimerName::Rto => true,
+            TimerName::Rto | TimerName::Pace => true,
             TimerName::DelAck => false,
         }
     }

@@ -17,6 +17,7 @@ use crate::config::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use crate::tcp::rate::RateSample;
 pub use external::{ExternalAlgorithm, ExternalFactory};
 pub use param::ParamError;
 
@@ -47,6 +48,9 @@ registry::algorithms! {
     scalable => Scalable(ScalableConfig),
     /// Veno: Reno that tells random from congestion loss by Vegas's backlog (`veno.rs`).
     veno => Veno(VenoConfig),
+    /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
+    /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
+    bbr => Bbr(BbrConfig),
     /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
     /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
     xcp => Xcp(XcpConfig),
@@ -57,20 +61,26 @@ registry::algorithms! {
 
 /// What building an algorithm from its configuration may read: the defaults profile of the
 /// scenario (for parameters whose default differs between Linux, ns-2 and the RFCs), the
-/// connection's segment size, the flow's name, and the algorithms the embedding program
-/// supplies (`external.rs`).
+/// connection's segment size, the flow's name, the algorithms the embedding program
+/// supplies (`external.rs`) and the scenario's seed.
 #[derive(Copy, Clone)]
 pub struct BuildContext<'a> {
     pub profile: Profile,
     pub mss: u32,
     pub flow: &'a str,
     pub external: &'a [Box<ExternalFactory>],
+    /// The scenario's seed, from which an algorithm that draws random numbers derives the
+    /// flow's stream (`rng.rs`).
+    pub seed: u64,
 }
 
 /// An algorithm's configuration, as a scenario writes it (`cc = { kind = "name", ... }`): the
 /// factory of the algorithm. Parameters left out take their defaults here, from `ctx`.
 pub trait CcConfig {
     type Algorithm;
+    /// Whether the algorithm is built for each flow (it draws from the flow's random stream,
+    /// `BuildContext::seed`), rather than copied from another flow of the same configuration.
+    const PER_FLOW: bool = false;
     /// The algorithm, or the field and message of an invalid parameter (the scenario builder
     /// prefixes the field with the path of the `cc` table).
     fn build(&self, ctx: &BuildContext) -> Result<Self::Algorithm, ParamError>;
@@ -126,6 +136,18 @@ pub struct TcpState {
     pub snd_nxt: u64,
     /// The connection's slow-start rule, applied by [`slow_start`].
     pub slow_start: SlowStart,
+    /// Pacing rate, bytes per second on the wire (infinite: unpaced). An algorithm that asks
+    /// for pacing sets it; otherwise a paced sender applies Linux's rule (`tcp/pacing.rs`).
+    pub pacing_rate: f64,
+    /// Segments delivered (SACKed or cumulatively acknowledged) and marked lost so far (Linux
+    /// `tp->delivered`, `tp->lost`): counted on connections that sample the delivery rate
+    /// (`tcp/rate.rs`), zero on the others.
+    pub delivered: u64,
+    pub lost: u64,
+    /// Nonzero while the connection is application-limited: the delivered count at which the
+    /// bubble ends (Linux `tp->app_limited`). An algorithm may set it to keep its samples out
+    /// of the estimate (BBR in ProbeRTT).
+    pub app_limited: u64,
 }
 
 impl TcpState {
@@ -196,6 +218,37 @@ pub trait CongestionControl {
     fn holding(&self) -> Option<bool> {
         None
     }
+
+    /// The connection is established and about to send (Linux `init`).
+    fn init(&mut self, _st: &mut TcpState) {}
+
+    /// Linux's `cong_control`: sets the window (and the pacing rate) from every ACK's
+    /// delivery-rate sample, in every state, for an algorithm whose `controls_window` is true.
+    /// The sender then applies neither `cong_avoid` nor its own recovery and ECN window rules;
+    /// it still sets the loss window after a timeout, as Linux's `tcp_enter_loss` does.
+    fn cong_control(&mut self, _st: &mut TcpState, _rs: &RateSample) {}
+
+    /// Whether the algorithm sets its window in `cong_control` (the sender then keeps
+    /// delivery-rate samples for it).
+    fn controls_window(&self) -> bool {
+        false
+    }
+
+    /// Whether the algorithm asks to be paced at the `pacing_rate` it sets (Linux
+    /// `SK_PACING_NEEDED`): it is under `pacing = "auto"`.
+    fn wants_pacing(&self) -> bool {
+        false
+    }
+
+    /// Where the algorithm's state machine is (the `cc_mode` series), for one that has one.
+    fn mode(&self) -> Option<f64> {
+        None
+    }
+
+    /// The algorithm's minimum-RTT estimate in seconds (the `min_rtt` series), if it keeps one.
+    fn min_rtt_estimate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Slow start (Linux `tcp_slow_start`): grow by what the connection's slow-start rule gives
@@ -232,6 +285,10 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
         now: SimTime::ZERO,
         snd_una: 0,
         snd_nxt: cwnd as u64,
+        pacing_rate: f64::INFINITY,
+        delivered: 0,
+        lost: 0,
+        app_limited: 0,
         slow_start: SlowStart::Standard,
     }
 }
@@ -243,6 +300,7 @@ pub(crate) fn test_ctx(profile: Profile) -> BuildContext<'static> {
         mss: 1000,
         flow: "f",
         external: &[],
+        seed: 1,
     }
 }
 

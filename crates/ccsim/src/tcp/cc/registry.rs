@@ -44,6 +44,14 @@ macro_rules! algorithms {
                 }
             }
 
+            /// Whether each flow needs an algorithm built for it (one that draws from its own
+            /// random stream), rather than a copy of another flow's of the same configuration.
+            pub fn per_flow(&self) -> bool {
+                match self {
+                    $( CcSpec::$name(_) => <$Config as CcConfig>::PER_FLOW, )*
+                }
+            }
+
             /// The algorithm, with the defaults of `ctx` for what the configuration leaves
             /// out, or the field and message of an invalid parameter.
             pub fn build(&self, ctx: &BuildContext) -> Result<Cc, ParamError> {
@@ -86,6 +94,25 @@ macro_rules! algorithms {
             }
             fn holding(&self) -> Option<bool> {
                 match self { $( Cc::$Algo(c) => c.holding(), )* }
+            }
+            fn init(&mut self, st: &mut TcpState) {
+                match self { $( Cc::$Algo(c) => c.init(st), )* }
+            }
+            fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
+                match self { $( Cc::$Algo(c) => c.cong_control(st, rs), )* }
+            }
+            #[inline]
+            fn controls_window(&self) -> bool {
+                match self { $( Cc::$Algo(c) => c.controls_window(), )* }
+            }
+            fn wants_pacing(&self) -> bool {
+                match self { $( Cc::$Algo(c) => c.wants_pacing(), )* }
+            }
+            fn mode(&self) -> Option<f64> {
+                match self { $( Cc::$Algo(c) => c.mode(), )* }
+            }
+            fn min_rtt_estimate(&self) -> Option<f64> {
+                match self { $( Cc::$Algo(c) => c.min_rtt_estimate(), )* }
             }
         }
     };

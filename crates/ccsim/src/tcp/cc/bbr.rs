@@ -1,0 +1,860 @@
+//! BBR v1 — Cardwell, Cheng, Gunn, Hassas Yeganeh & Jacobson, "BBR: Congestion-Based
+//! Congestion Control", ACM Queue 14(5), 2016; as Linux `net/ipv4/tcp_bbr.c`.
+//!
+//! BBR models the path by two numbers: the bottleneck bandwidth, the windowed maximum of the
+//! delivery-rate samples over the last 10 round trips (`tcp/rate.rs`), and the minimum RTT over
+//! the last 10 seconds. It paces at `pacing_gain × bw` and caps the flight at
+//! `cwnd_gain × bw × min_rtt` (plus allowances), moving through four states:
+//!
+//! - **Startup** (gains 2/ln 2): doubles the rate each round until three rounds in a row bring
+//!   less than 25 % more bandwidth (`full_bw_thresh`, `full_bw_cnt`);
+//! - **Drain** (pacing gain ln 2 / 2): empties the queue Startup built, until the flight is at
+//!   most one BDP;
+//! - **ProbeBW**: an eight-phase pacing-gain cycle, 5/4, 3/4, then six of 1, each about one
+//!   min-RTT long, entered at a random phase other than the 3/4 one;
+//! - **ProbeRTT**: when the min-RTT estimate is 10 s old, the window drops to 4 segments for
+//!   at least 200 ms and one round, to measure the path's RTT again.
+//!
+//! Also as Linux: the long-term ("policer") bandwidth estimate, used for 48 rounds when two
+//! intervals of at least 4 rounds show consistent rates with 20 % loss; the ACK-aggregation
+//! allowance (the most data acknowledged beyond `bw × time` in an epoch, kept over 5–10
+//! rounds, at most 100 ms of bw); packet conservation in the first round of fast recovery and
+//! the restored window after it; the quantisation budget (room for three TSO bursts, an even
+//! window, and 2 more segments in the 5/4 phase); and the 1 % pacing margin below the estimate.
+//!
+//! In ccsim's conventions: rates are f64 segments per second rather than Linux's fixed point
+//! (so the gains are the exact 2/ln 2 and ln 2/2, not `739/256` and `88/256`), times are
+//! nanoseconds rather than microseconds and jiffies, and the TSO burst size follows Linux's
+//! `bbr_tso_segs_goal` from the pacing rate though ccsim sends single segments. Linux's
+//! `is_ack_delayed` marking (a lone runt segment's ACK) is not modelled: every sample may lower
+//! an expired min RTT. The window is not undone after a spurious recovery (ccsim has no undo).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::param::{at_least, positive};
+use super::{
+    BuildContext, CaEvent, CaState, CcConfig, CongestionControl, ParamError, RateSample, TcpState,
+};
+use crate::rng::Rng;
+use crate::time::SimTime;
+
+/// Linux `TCP_INIT_CWND`: the window cap before any RTT sample.
+const INIT_CWND: f64 = 10.0;
+/// ProbeBW's pacing gains (Linux `bbr_pacing_gain`).
+const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// Phases a ProbeBW entry may start at, drawn uniformly (Linux `bbr_cycle_rand`).
+const CYCLE_RAND: u64 = 7;
+/// Long-term sampling: at least 4 rounds an interval, "lossy" above 50/256 lost per delivered,
+/// "consistent" within 1/8 or 4 kbit/s, used for 48 rounds (Linux `bbr_lt_*`).
+const LT_INTVL_MIN_RTTS: u32 = 4;
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
+const LT_BW_MAX_RTTS: u32 = 48;
+/// ACK aggregation: window of 5 rounds, at most 100 ms of bandwidth, epoch reset after 2^20
+/// segments (Linux `bbr_extra_acked_*`, `bbr_ack_epoch_acked_reset_thresh`).
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const EXTRA_ACKED_MAX: f64 = 0.1;
+const ACK_EPOCH_RESET: u64 = 1 << 20;
+/// Below this pacing rate (bytes/s) a TSO burst is one segment, else at least two (Linux
+/// `bbr_min_tso_rate`, 1.2 Mbit/s).
+const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
+
+/// BBR's parameters, named as Linux's constants (`bbr_*`); every default is Linux's.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BbrConfig {
+    /// Startup's pacing and window gain. Default 2/ln 2 ≈ 2.885 (`bbr_high_gain`).
+    #[serde(default)]
+    pub high_gain: Option<f64>,
+    /// Drain's pacing gain. Default ln 2 / 2 ≈ 0.347 (`bbr_drain_gain`).
+    #[serde(default)]
+    pub drain_gain: Option<f64>,
+    /// ProbeBW's window gain. Default 2 (`bbr_cwnd_gain`).
+    #[serde(default)]
+    pub cwnd_gain: Option<f64>,
+    /// Bandwidth growth a Startup round must bring to count as growing. Default 1.25
+    /// (`bbr_full_bw_thresh`).
+    #[serde(default)]
+    pub full_bw_thresh: Option<f64>,
+    /// Rounds without that growth that end Startup. Default 3 (`bbr_full_bw_cnt`).
+    #[serde(default)]
+    pub full_bw_cnt: Option<u32>,
+    /// Rounds the bandwidth filter spans. Default 10 (`bbr_bw_rtts`).
+    #[serde(default)]
+    pub bw_rtts: Option<u32>,
+    /// Age, seconds, at which the min-RTT estimate expires and ProbeRTT begins. Default 10
+    /// (`bbr_min_rtt_win_sec`).
+    #[serde(default)]
+    pub min_rtt_win_sec: Option<f64>,
+    /// Least time, milliseconds, spent in ProbeRTT. Default 200 (`bbr_probe_rtt_mode_ms`).
+    #[serde(default)]
+    pub probe_rtt_mode_ms: Option<f64>,
+    /// Least window, segments, and ProbeRTT's window. Default 4 (`bbr_cwnd_min_target`).
+    #[serde(default)]
+    pub cwnd_min_target: Option<f64>,
+    /// Pacing below the estimate, percent. Default 1 (`bbr_pacing_margin_percent`).
+    #[serde(default)]
+    pub pacing_margin_percent: Option<f64>,
+    /// Gain of the ACK-aggregation allowance; 0 turns it off. Default 1
+    /// (`bbr_extra_acked_gain`).
+    #[serde(default)]
+    pub extra_acked_gain: Option<f64>,
+}
+
+impl CcConfig for BbrConfig {
+    type Algorithm = Bbr;
+    /// ProbeBW's random starting phase comes from the flow's own stream.
+    const PER_FLOW: bool = true;
+
+    fn build(&self, ctx: &BuildContext) -> Result<Bbr, ParamError> {
+        let ln2 = std::f64::consts::LN_2;
+        let margin = self.pacing_margin_percent.unwrap_or(1.0);
+        if !(margin.is_finite() && (0.0..100.0).contains(&margin)) {
+            return Err(("pacing_margin_percent", format!("{margin} is outside [0, 100)")));
+        }
+        let extra = self.extra_acked_gain.unwrap_or(1.0);
+        if !(extra.is_finite() && extra >= 0.0) {
+            return Err(("extra_acked_gain", format!("{extra} is not a number ≥ 0")));
+        }
+        let count = |field: &'static str, v: Option<u32>, def: u32| match v.unwrap_or(def) {
+            0 => Err((field, "must be at least 1".to_string())),
+            n => Ok(n),
+        };
+        let p = Params {
+            high_gain: positive("high_gain", self.high_gain.unwrap_or(2.0 / ln2))?,
+            drain_gain: positive("drain_gain", self.drain_gain.unwrap_or(ln2 / 2.0))?,
+            cwnd_gain: positive("cwnd_gain", self.cwnd_gain.unwrap_or(2.0))?,
+            full_bw_thresh: at_least("full_bw_thresh", self.full_bw_thresh.unwrap_or(1.25), 1.0)?,
+            full_bw_cnt: count("full_bw_cnt", self.full_bw_cnt, 3)?,
+            bw_rtts: count("bw_rtts", self.bw_rtts, 10)?,
+            min_rtt_win: SimTime::from_secs_f64(positive(
+                "min_rtt_win_sec",
+                self.min_rtt_win_sec.unwrap_or(10.0),
+            )?),
+            probe_rtt_mode: SimTime::from_secs_f64(
+                at_least("probe_rtt_mode_ms", self.probe_rtt_mode_ms.unwrap_or(200.0), 0.0)?
+                    / 1e3,
+            ),
+            cwnd_min_target: at_least("cwnd_min_target", self.cwnd_min_target.unwrap_or(4.0), 1.0)?,
+            margin: 1.0 - margin / 100.0,
+            extra_acked_gain: extra,
+            mss: ctx.mss as f64,
+        };
+        let rng = Rng::derive(ctx.seed, &format!("cc:{}", ctx.flow));
+        Ok(Bbr(Box::new(BbrState::new(p, rng))))
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Params {
+    high_gain: f64,
+    drain_gain: f64,
+    cwnd_gain: f64,
+    full_bw_thresh: f64,
+    full_bw_cnt: u32,
+    bw_rtts: u32,
+    min_rtt_win: SimTime,
+    probe_rtt_mode: SimTime,
+    cwnd_min_target: f64,
+    /// 1 − `pacing_margin_percent` / 100.
+    margin: f64,
+    extra_acked_gain: f64,
+    mss: f64,
+}
+
+/// BBR's state machine (the `cc_mode` series gives these numbers).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+/// A windowed running maximum over round counts: Kathleen Nichols' algorithm as Linux
+/// `lib/win_minmax.c`, keeping the best, second and third best samples of the window.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub(crate) struct MaxFilter {
+    s: [(u64, f64); 3],
+}
+
+impl MaxFilter {
+    pub fn get(&self) -> f64 {
+        self.s[0].1
+    }
+
+    fn reset(&mut self, t: u64, v: f64) -> f64 {
+        self.s = [(t, v); 3];
+        v
+    }
+
+    /// Adds `v` measured at round `t`, for a window of `win` rounds; returns the maximum.
+    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
+        if v >= self.s[0].1 || t - self.s[2].0 > win {
+            return self.reset(t, v);
+        }
+        if v >= self.s[1].1 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if v >= self.s[2].1 {
+            self.s[2] = (t, v);
+        }
+        // Linux `minmax_subwin_update`.
+        let dt = t - self.s[0].0;
+        if dt > win {
+            self.s[0] = self.s[1];
+            self.s[1] = self.s[2];
+            self.s[2] = (t, v);
+            if t - self.s[0].0 > win {
+                self.s[0] = self.s[1];
+                self.s[1] = self.s[2];
+                self.s[2] = (t, v);
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            self.s[2] = (t, v);
+            self.s[1] = (t, v);
+        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
+            self.s[2] = (t, v);
+        }
+        self.s[0].1
+    }
+}
+
+/// Linux's order of loss states: Open < (Disorder) < CWR < Recovery < Loss.
+fn rank(s: CaState) -> u8 {
+    match s {
+        CaState::Open => 0,
+        CaState::Cwr => 2,
+        CaState::Recovery => 3,
+        CaState::Loss => 4,
+    }
+}
+
+/// BBR, its state held out of line: a connection carries one pointer for it, as for the other
+/// algorithms' few words.
+#[derive(Clone, Debug)]
+pub struct Bbr(Box<BbrState>);
+
+impl std::ops::Deref for Bbr {
+    type Target = BbrState;
+    fn deref(&self) -> &BbrState {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Bbr {
+    fn deref_mut(&mut self) -> &mut BbrState {
+        &mut self.0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BbrState {
+    p: Params,
+    rng: Rng,
+    pub(crate) mode: Mode,
+    /// Bandwidth filter, segments per second, over round counts.
+    pub(crate) bw: MaxFilter,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    pub(crate) min_rtt: SimTime,
+    min_rtt_stamp: SimTime,
+    probe_rtt_done: Option<SimTime>,
+    probe_rtt_round_done: bool,
+    prior_cwnd: f64,
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    idle_restart: bool,
+    pub(crate) full_bw_reached: bool,
+    full_bw: f64,
+    full_bw_cnt: u32,
+    pub(crate) cycle_idx: usize,
+    cycle_stamp: SimTime,
+    pub(crate) pacing_gain: f64,
+    pub(crate) cwnd_gain: f64,
+    has_seen_rtt: bool,
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u32,
+    lt_use_bw: bool,
+    lt_bw: f64,
+    lt_last_delivered: u64,
+    lt_last_lost: u64,
+    lt_last_stamp_ms: u64,
+    ack_epoch_stamp: SimTime,
+    ack_epoch_acked: u64,
+    extra_acked: [f64; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+    /// The connection's `delivered_time` at the last sample (Linux `tp->delivered_mstamp`).
+    delivered_time: SimTime,
+}
+
+impl BbrState {
+    fn new(p: Params, rng: Rng) -> BbrState {
+        BbrState {
+            pacing_gain: p.high_gain,
+            cwnd_gain: p.high_gain,
+            p,
+            rng,
+            mode: Mode::Startup,
+            bw: MaxFilter::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            min_rtt: SimTime::MAX,
+            min_rtt_stamp: SimTime::ZERO,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            prior_cwnd: 0.0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            idle_restart: false,
+            full_bw_reached: false,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            cycle_idx: 0,
+            cycle_stamp: SimTime::ZERO,
+            has_seen_rtt: false,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0.0,
+            lt_last_delivered: 0,
+            lt_last_lost: 0,
+            lt_last_stamp_ms: 0,
+            ack_epoch_stamp: SimTime::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0.0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            delivered_time: SimTime::ZERO,
+        }
+    }
+
+    fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    /// The bandwidth in use: the long-term estimate while policed, else the filter's.
+    pub(crate) fn bbr_bw(&self) -> f64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    /// Bytes per second for `bw` segments per second and a gain, less the pacing margin.
+    pub(crate) fn pacing_rate_for(&self, bw: f64, gain: f64) -> f64 {
+        bw * self.p.mss * gain * self.p.margin
+    }
+
+    fn init_pacing_rate_from_rtt(&mut self, st: &mut TcpState) {
+        let rtt = if st.srtt > SimTime::ZERO {
+            self.has_seen_rtt = true;
+            st.srtt
+        } else {
+            SimTime::from_millis(1) // a nominal RTT before any sample
+        };
+        let bw = st.cwnd.floor() / rtt.as_secs_f64();
+        st.pacing_rate = self.pacing_rate_for(bw, self.p.high_gain);
+    }
+
+    fn set_pacing_rate(&mut self, st: &mut TcpState, bw: f64, gain: f64) {
+        let rate = self.pacing_rate_for(bw, gain);
+        if !self.has_seen_rtt && st.srtt > SimTime::ZERO {
+            self.init_pacing_rate_from_rtt(st);
+        }
+        if self.full_bw_reached || rate > st.pacing_rate {
+            st.pacing_rate = rate;
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: segments in a TSO burst at the current pacing rate (about
+    /// 1 ms of it, `sk_pacing_shift` 10), at least 1 or 2, at most 127.
+    fn tso_segs_goal(&self, st: &TcpState) -> f64 {
+        let min = if st.pacing_rate < MIN_TSO_RATE { 1.0 } else { 2.0 };
+        let bytes = (st.pacing_rate / 1024.0).floor().min(65_536.0 - 1.0 - 320.0);
+        (bytes / self.p.mss).floor().max(min).min(127.0)
+    }
+
+    /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉, or the initial window before any RTT sample.
+    pub(crate) fn bdp(&self, bw: f64, gain: f64) -> f64 {
+        if self.min_rtt == SimTime::MAX {
+            return INIT_CWND;
+        }
+        (bw * self.min_rtt.as_secs_f64() * gain).ceil()
+    }
+
+    /// Linux `bbr_quantization_budget`.
+    fn quantization_budget(&self, st: &TcpState, cwnd: f64) -> f64 {
+        let mut cwnd = cwnd + 3.0 * self.tso_segs_goal(st);
+        cwnd = 2.0 * (cwnd / 2.0).ceil(); // an even window: fewer delayed ACKs
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2.0;
+        }
+        cwnd
+    }
+
+    pub(crate) fn inflight(&self, st: &TcpState, bw: f64, gain: f64) -> f64 {
+        let bdp = self.bdp(bw, gain);
+        self.quantization_budget(st, bdp)
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt`: the flight the network will hold when the next
+    /// paced segment leaves.
+    fn in_net_at_edt(&self, st: &TcpState, rs: &RateSample, inflight_now: u64) -> f64 {
+        let wait = rs.edt.saturating_sub(st.now).as_secs_f64();
+        let delivered = (self.bbr_bw() * wait).floor();
+        let mut at_edt = inflight_now as f64;
+        if self.pacing_gain > 1.0 {
+            at_edt += self.tso_segs_goal(st);
+        }
+        (at_edt - delivered).max(0.0)
+    }
+
+    fn ack_aggregation_cwnd(&self) -> f64 {
+        if self.p.extra_acked_gain > 0.0 && self.full_bw_reached {
+            let max = (self.bbr_bw() * EXTRA_ACKED_MAX).floor();
+            let aggr = (self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]))
+                .floor();
+            aggr.min(max)
+        } else {
+            0.0
+        }
+    }
+
+    /// Linux `bbr_save_cwnd`.
+    fn save_cwnd(&mut self, st: &TcpState) {
+        if rank(self.prev_ca_state) < rank(CaState::Recovery) && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = st.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(st.cwnd);
+        }
+    }
+
+    /// Linux `bbr_set_cwnd_to_recover_or_restore`: the window, and whether packet conservation
+    /// sets it.
+    fn recover_or_restore(&mut self, st: &TcpState, rs: &RateSample, acked: f64) -> (f64, bool) {
+        let mut cwnd = st.cwnd;
+        if rs.losses > 0 {
+            cwnd = (cwnd - rs.losses as f64).max(1.0);
+        }
+        let (prev, state) = (rank(self.prev_ca_state), rank(st.ca_state));
+        let recovery = rank(CaState::Recovery);
+        if state == recovery && prev != recovery {
+            // First round of recovery: packet conservation, from the flight actually out.
+            self.packet_conservation = true;
+            self.next_rtt_delivered = st.delivered;
+            cwnd = rs.in_flight as f64 + acked;
+        } else if prev >= recovery && state < recovery {
+            cwnd = cwnd.max(self.prior_cwnd); // recovery is over: restore
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = st.ca_state;
+        if self.packet_conservation {
+            (cwnd.max(rs.in_flight as f64 + acked), true)
+        } else {
+            (cwnd, false)
+        }
+    }
+
+    /// Linux `bbr_set_cwnd`.
+    fn set_cwnd(&mut self, st: &mut TcpState, rs: &RateSample, bw: f64, gain: f64) {
+        let acked = rs.acked_sacked as f64;
+        let mut cwnd = st.cwnd;
+        if acked > 0.0 {
+            let (c, conserving) = self.recover_or_restore(st, rs, acked);
+            cwnd = c;
+            if !conserving {
+                let target = self.bdp(bw, gain) + self.ack_aggregation_cwnd();
+                let target = self.quantization_budget(st, target);
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target || (st.delivered as f64) < INIT_CWND {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(self.p.cwnd_min_target);
+            }
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(self.p.cwnd_min_target);
+        }
+        st.cwnd = cwnd;
+    }
+
+    fn is_next_cycle_phase(&self, st: &TcpState, rs: &RateSample) -> bool {
+        let full_length = rs.delivered_time.saturating_sub(self.cycle_stamp) > self.min_rtt;
+        if self.pacing_gain == 1.0 {
+            return full_length;
+        }
+        let inflight = self.in_net_at_edt(st, rs, rs.prior_in_flight);
+        let bw = self.max_bw();
+        if self.pacing_gain > 1.0 {
+            // Probing: until a min RTT has passed and the flight reached gain × BDP, or a loss
+            // says it will not fit.
+            full_length && (rs.losses > 0 || inflight >= self.inflight(st, bw, self.pacing_gain))
+        } else {
+            // Draining: until a min RTT has passed or the queue is gone.
+            full_length || inflight <= self.inflight(st, bw, 1.0)
+        }
+    }
+
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE.len();
+        self.cycle_stamp = self.delivered_time;
+    }
+
+    fn reset_probe_bw_mode(&mut self) {
+        self.mode = Mode::ProbeBw;
+        let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
+        self.cycle_idx = CYCLE.len() - 1 - r;
+        self.advance_cycle_phase(); // never starts in the 3/4 phase
+    }
+
+    fn reset_mode(&mut self) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    fn reset_lt_interval(&mut self, st: &TcpState) {
+        self.lt_last_stamp_ms = self.delivered_time.as_nanos() / 1_000_000;
+        self.lt_last_delivered = st.delivered;
+        self.lt_last_lost = st.lost;
+        self.lt_rtt_cnt = 0;
+    }
+
+    fn reset_lt(&mut self, st: &TcpState) {
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_interval(st);
+    }
+
+    fn lt_interval_done(&mut self, st: &TcpState, bw: f64) {
+        if self.lt_bw > 0.0 {
+            let diff = (bw - self.lt_bw).abs();
+            if diff <= LT_BW_RATIO * self.lt_bw
+                || self.pacing_rate_for(diff, 1.0) <= LT_BW_DIFF_BYTES
+            {
+                // Two consistent, lossy intervals: a policer. Use their average.
+                self.lt_bw = (bw + self.lt_bw) / 2.0;
+                self.lt_use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_interval(st);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`: detects a token-bucket policer.
+    fn lt_sampling(&mut self, st: &TcpState, losses: u64, app_limited: bool) {
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt(st);
+                    self.reset_probe_bw_mode();
+                }
+            }
+            return;
+        }
+        if !self.lt_is_sampling {
+            if losses == 0 {
+                return; // start at the first loss, once a policer's tokens are spent
+            }
+            self.reset_lt_interval(st);
+            self.lt_is_sampling = true;
+        }
+        if app_limited {
+            self.reset_lt(st);
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt(st);
+            return;
+        }
+        if losses == 0 {
+            return;
+        }
+        let lost = st.lost - self.lt_last_lost;
+        let delivered = st.delivered - self.lt_last_delivered;
+        if delivered == 0 || (lost as f64) < LT_LOSS_THRESH * delivered as f64 {
+            return;
+        }
+        let now_ms = self.delivered_time.as_nanos() / 1_000_000;
+        let t_ms = now_ms.saturating_sub(self.lt_last_stamp_ms);
+        if t_ms < 1 {
+            return;
+        }
+        self.lt_interval_done(st, delivered as f64 / (t_ms as f64 / 1e3));
+    }
+
+    fn update_bw(&mut self, st: &TcpState, rs: &RateSample) {
+        self.round_start = false;
+        let Some(bw) = rs.rate() else {
+            return;
+        };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = st.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_sampling(st, rs.losses, rs.is_app_limited);
+        // App-limited samples only when they say more than the model.
+        if !rs.is_app_limited || bw >= self.max_bw() {
+            self.bw.update(self.p.bw_rtts as u64, self.rtt_cnt, bw);
+        }
+    }
+
+    fn update_ack_aggregation(&mut self, st: &TcpState, rs: &RateSample) {
+        if self.p.extra_acked_gain == 0.0 || rs.acked_sacked == 0 || rs.interval.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0.0;
+            }
+        }
+        let epoch = self.delivered_time.saturating_sub(self.ack_epoch_stamp);
+        let mut expected = (self.bbr_bw() * epoch.as_secs_f64()).floor();
+        if self.ack_epoch_acked as f64 <= expected
+            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_RESET
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = self.delivered_time;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked).min(0xfffff);
+        let extra = (self.ack_epoch_acked as f64 - expected).min(st.cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, rs: &RateSample) {
+        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        if self.max_bw() >= self.full_bw * self.p.full_bw_thresh {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= self.p.full_bw_cnt;
+    }
+
+    fn check_drain(&mut self, st: &mut TcpState, rs: &RateSample) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            st.ssthresh = self.inflight(st, self.max_bw(), 1.0);
+        }
+        if self.mode == Mode::Drain
+            && self.in_net_at_edt(st, rs, rs.in_flight) <= self.inflight(st, self.max_bw(), 1.0)
+        {
+            self.reset_probe_bw_mode(); // the queue is drained
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, st: &mut TcpState) {
+        if !self.probe_rtt_done.is_some_and(|d| st.now > d) {
+            return;
+        }
+        self.min_rtt_stamp = st.now; // the next ProbeRTT is a full window away
+        st.cwnd = st.cwnd.max(self.prior_cwnd);
+        self.reset_mode();
+    }
+
+    fn update_min_rtt(&mut self, st: &mut TcpState, rs: &RateSample) {
+        let expired = st.now > self.min_rtt_stamp + self.p.min_rtt_win;
+        if let Some(rtt) = rs.rtt {
+            if rtt < self.min_rtt || expired {
+                self.min_rtt = rtt;
+                self.min_rtt_stamp = st.now;
+            }
+        }
+        if self.p.probe_rtt_mode > SimTime::ZERO
+            && expired
+            && !self.idle_restart
+            && self.mode != Mode::ProbeRtt
+        {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd(st);
+            self.probe_rtt_done = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Samples of this low-rate phase are kept out of the bandwidth filter.
+            st.app_limited = (st.delivered + rs.in_flight).max(1);
+            if self.probe_rtt_done.is_none() && rs.in_flight as f64 <= self.p.cwnd_min_target {
+                self.probe_rtt_done = Some(st.now + self.p.probe_rtt_mode);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = st.delivered;
+            } else if self.probe_rtt_done.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(st);
+                }
+            }
+        }
+        if rs.delivered > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    fn update_gains(&mut self) {
+        let p = &self.p;
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (p.high_gain, p.high_gain),
+            Mode::Drain => (p.drain_gain, p.high_gain),
+            Mode::ProbeBw if self.lt_use_bw => (1.0, p.cwnd_gain),
+            Mode::ProbeBw => (CYCLE[self.cycle_idx], p.cwnd_gain),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+}
+
+/// The hooks, on the state behind the pointer.
+impl CongestionControl for Bbr {
+    fn ssthresh(&self, st: &TcpState) -> f64 {
+        self.0.ssthresh(st)
+    }
+    fn cong_avoid(&mut self, st: &mut TcpState, ack: &super::AckSample) {
+        self.0.cong_avoid(st, ack)
+    }
+    fn init(&mut self, st: &mut TcpState) {
+        self.0.init(st)
+    }
+    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+        self.0.set_state(st, new)
+    }
+    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+        self.0.cwnd_event(st, ev)
+    }
+    fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
+        self.0.cong_control(st, rs)
+    }
+    fn controls_window(&self) -> bool {
+        true
+    }
+    fn wants_pacing(&self) -> bool {
+        true
+    }
+    fn bw_estimate(&self) -> Option<f64> {
+        self.0.bw_estimate()
+    }
+    fn mode(&self) -> Option<f64> {
+        self.0.mode()
+    }
+    fn min_rtt_estimate(&self) -> Option<f64> {
+        self.0.min_rtt_estimate()
+    }
+}
+
+impl CongestionControl for BbrState {
+    /// BBR keeps its threshold (Linux `bbr_ssthresh` saves the window, done here in
+    /// `set_state`, and returns `snd_ssthresh` unchanged).
+    fn ssthresh(&self, st: &TcpState) -> f64 {
+        st.ssthresh
+    }
+
+    /// Never called for BBR's window, which `cong_control` sets.
+    fn cong_avoid(&mut self, _st: &mut TcpState, _ack: &super::AckSample) {}
+
+    fn init(&mut self, st: &mut TcpState) {
+        st.ssthresh = f64::INFINITY;
+        self.next_rtt_delivered = st.delivered;
+        self.min_rtt = st.min_rtt;
+        self.min_rtt_stamp = st.now;
+        self.delivered_time = st.now;
+        self.ack_epoch_stamp = st.now;
+        self.init_pacing_rate_from_rtt(st);
+        self.reset_lt(st);
+    }
+
+    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+        if rank(new) > rank(st.ca_state) && new != CaState::Open {
+            self.save_cwnd(st); // Linux does this in `ssthresh`, right before
+        }
+        if new == CaState::Loss {
+            self.prev_ca_state = CaState::Loss;
+            self.full_bw = 0.0;
+            self.round_start = true; // a timeout ends the round
+            self.lt_sampling(st, 1, false);
+        }
+    }
+
+    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+        if ev == CaEvent::TxStart && st.app_limited != 0 {
+            self.idle_restart = true;
+            self.ack_epoch_stamp = st.now;
+            self.ack_epoch_acked = 0;
+            match self.mode {
+                Mode::ProbeBw => self.set_pacing_rate(st, self.bbr_bw(), 1.0),
+                Mode::ProbeRtt => self.check_probe_rtt_done(st),
+                _ => {}
+            }
+        }
+    }
+
+    fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
+        self.delivered_time = rs.delivered_time;
+        self.update_bw(st, rs);
+        self.update_ack_aggregation(st, rs);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(st, rs) {
+            self.advance_cycle_phase();
+        }
+        self.check_full_bw_reached(rs);
+        self.check_drain(st, rs);
+        self.update_min_rtt(st, rs);
+        self.update_gains();
+        let bw = self.bbr_bw();
+        self.set_pacing_rate(st, bw, self.pacing_gain);
+        self.set_cwnd(st, rs, bw, self.cwnd_gain);
+    }
+
+    fn controls_window(&self) -> bool {
+        true
+    }
+
+    fn wants_pacing(&self) -> bool {
+        true
+    }
+
+    fn bw_estimate(&self) -> Option<f64> {
+        Some(self.bbr_bw() * self.p.mss)
+    }
+
+    fn mode(&self) -> Option<f64> {
+        Some(self.mode as u8 as f64)
+    }
+
+    fn min_rtt_estimate(&self) -> Option<f64> {
+        (self.min_rtt != SimTime::MAX).then(|| self.min_rtt.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+#[path = "bbr_tests.rs"]
+mod tests;
