@@ -37,11 +37,15 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "bw_estimate": ("bandwidth estimate", "estimate (Mb/s)", 1e-6),
     "acns_command": ("ACNS command", "1 normal, 2 freeze, 3 fallback", 1.0),
     "cwnd_hold": ("window hold (NDCA)", "1 holding, 0 not", 1.0),
+    "delivery_rate": ("delivery-rate samples", "delivery rate (Mb/s)", 1e-6),
+    "pacing_rate": ("pacing rate", "pacing rate (Mb/s)", 1e-6),
+    "cc_mode": ("congestion-control state", "BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT", 1.0),
+    "min_rtt": ("min-RTT estimate", "min RTT (ms)", 1e3),
 }
 # Series that hold their value until the next sample (recorded on change or sampled).
 _STEPPED = {
     "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
-    "bw_estimate", "acns_command", "cwnd_hold",
+    "bw_estimate", "acns_command", "cwnd_hold", "pacing_rate", "cc_mode", "min_rtt",
 }  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.

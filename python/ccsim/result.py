@@ -19,7 +19,7 @@ import pandas as pd
 # Which table a series' ids index, and the label column it gets in `Result.trace`.
 FLOW_SERIES = (
     "cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate",
-    "acns_command", "cwnd_hold",
+    "acns_command", "cwnd_hold", "delivery_rate", "pacing_rate", "cc_mode", "min_rtt",
 )  # fmt: skip
 QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
@@ -189,7 +189,9 @@ class Result:
         2 (after a timeout), avg_queue in packets (RED's average), sojourn in seconds,
         bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate), acns_command 1
         (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while NDCA's hold is on (no growth
-        above its estimated threshold) else 0.
+        above its estimated threshold) else 0, delivery_rate and pacing_rate bits per second,
+        cc_mode the algorithm's state (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT), min_rtt
+        seconds.
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

@@ -681,26 +681,9 @@ impl Simulation {
         let now = self.now;
         for (i, f) in self.flows.iter().enumerate() {
             if let FlowSlot::Tcp(c) = f {
-                let s = &c.sender;
                 let id = i as u32;
-                self.rec.record(SeriesName::Cwnd, id, now, s.st.cwnd);
-                self.rec
-                    .record(SeriesName::Ssthresh, id, now, s.st.ssthresh);
-                self.rec
-                    .record(SeriesName::Srtt, id, now, s.st.srtt.as_secs_f64());
-                self.rec
-                    .record(SeriesName::Rto, id, now, s.rto().as_secs_f64());
-                self.rec
-                    .record(SeriesName::Recovery, id, now, s.recovery_code());
-                if let Some(bw) = s.bw_estimate() {
-                    self.rec.record(SeriesName::BwEstimate, id, now, bw);
-                }
-                if let Some(h) = s.cwnd_hold() {
-                    self.rec.record(SeriesName::CwndHold, id, now, h);
-                }
-                if let Some(c) = s.acns_command() {
-                    self.rec.record(SeriesName::AcnsCommand, id, now, c);
-                }
+                let rec = &mut self.rec;
+                c.sender.observe(|n, v| rec.record(n, id, now, v));
             }
         }
         for (l, link) in self.links.iter().enumerate() {

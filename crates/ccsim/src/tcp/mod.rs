@@ -9,6 +9,7 @@
 pub mod acns;
 pub mod cc;
 pub mod ecn;
+mod observe;
 mod pacing;
 mod params;
 pub mod rate;

@@ -361,7 +361,8 @@ impl Sender {
             self.rate_sent(seg, now, was_empty);
         }
         if self.pacer.is_some() {
-            self.paced(len + self.p.header_bytes, now);
+            // Linux spaces by `skb->len`: the TCP segment with its header, not the IP header.
+            self.paced(len + self.p.header_bytes.saturating_sub(20), now);
         }
         if self.rto_timer.deadline().is_none() {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
@@ -726,57 +727,6 @@ impl Sender {
 
     pub fn rto(&self) -> SimTime {
         self.rtt.rto()
-    }
-
-    /// Records the on-change series.
-    pub fn trace(&self, io: &mut Io) {
-        let r = &mut *io.rec;
-        if !r.on_change() {
-            return;
-        }
-        let (f, now) = (self.flow, io.now);
-        r.changed(SeriesName::Cwnd, f, now, self.st.cwnd);
-        r.changed(SeriesName::Ssthresh, f, now, self.st.ssthresh);
-        r.changed(SeriesName::Srtt, f, now, self.st.srtt.as_secs_f64());
-        r.changed(SeriesName::Rto, f, now, self.rtt.rto().as_secs_f64());
-        r.changed(SeriesName::Recovery, f, now, self.recovery_code());
-        if let Some(bw) = self.bw_estimate() {
-            r.changed(SeriesName::BwEstimate, f, now, bw);
-        }
-        if let Some(h) = self.cwnd_hold() {
-            r.changed(SeriesName::CwndHold, f, now, h);
-        }
-        if let Some(c) = self.acns_command() {
-            r.changed(SeriesName::AcnsCommand, f, now, c);
-        }
-        if self.pacer.is_some() && self.st.pacing_rate.is_finite() {
-            r.changed(SeriesName::PacingRate, f, now, self.st.pacing_rate * 8.0);
-        }
-        if let Some(m) = self.cc.mode() {
-            r.changed(SeriesName::CcMode, f, now, m);
-        }
-        if let Some(m) = self.cc.min_rtt_estimate() {
-            r.changed(SeriesName::MinRtt, f, now, m);
-        }
-    }
-
-    /// 1 while the congestion control holds its window, 0 otherwise, for one that can.
-    pub fn cwnd_hold(&self) -> Option<f64> {
-        self.cc.holding().map(|h| h as u8 as f64)
-    }
-
-    /// The congestion control's bandwidth estimate, bits per second, if it keeps one.
-    pub fn bw_estimate(&self) -> Option<f64> {
-        self.cc.bw_estimate().map(|bytes_per_s| bytes_per_s * 8.0)
-    }
-
-    /// 0 open (or CWR), 1 fast recovery, 2 after a timeout.
-    pub fn recovery_code(&self) -> f64 {
-        match self.st.ca_state {
-            CaState::Open | CaState::Cwr => 0.0,
-            CaState::Recovery => 1.0,
-            CaState::Loss => 2.0,
-        }
     }
 }
 

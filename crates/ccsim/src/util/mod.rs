@@ -3,3 +3,4 @@
 pub mod packed_names;
 pub mod packed_option;
 pub mod prefetch;
+pub mod win_minmax;

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::Profile;
-use crate::tcp::cc::{test_ctx, test_state};
+use crate::tcp::cc::{test_ctx, test_state, CcConfig};
 
 fn bbr() -> Bbr {
     BbrConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
@@ -38,22 +38,6 @@ fn round(b: &mut Bbr, st: &mut TcpState, now_ms: u64, k: u64, rate: f64, rtt_ms:
         ..Default::default()
     };
     b.cong_control(st, &rs);
-}
-
-#[test]
-fn the_max_filter_keeps_three_choices_and_forgets_after_its_window() {
-    let mut f = MaxFilter::default();
-    assert_eq!(f.update(10, 1, 5.0), 5.0);
-    // Lower, early in the window: kept as no choice yet (a quarter, 2 rounds, not passed).
-    assert_eq!(f.update(10, 2, 3.0), 5.0);
-    // Past a quarter of the window with no second choice: 4 becomes second and third.
-    assert_eq!(f.update(10, 4, 4.0), 5.0);
-    // Round 12: 5 (round 1) is 11 rounds old, out of the window; the second choice rules.
-    assert_eq!(f.update(10, 12, 2.0), 4.0);
-    // Round 30: every choice is out of the window; the new sample alone.
-    assert_eq!(f.update(10, 30, 1.0), 1.0);
-    // A new maximum replaces everything at once.
-    assert_eq!(f.update(10, 31, 9.0), 9.0);
 }
 
 #[test]

@@ -29,14 +29,15 @@
 //! `is_ack_delayed` marking (a lone runt segment's ACK) is not modelled: every sample may lower
 //! an expired min RTT. The window is not undone after a spurious recovery (ccsim has no undo).
 
-use schemars::JsonSchema;
-use serde::Deserialize;
+mod config;
 
-use super::param::{at_least, positive};
+pub use config::BbrConfig;
+use config::Params;
 use super::{
-    BuildContext, CaEvent, CaState, CcConfig, CongestionControl, ParamError, RateSample, TcpState,
+    CaEvent, CaState, CongestionControl, RateSample, TcpState,
 };
 use crate::rng::Rng;
+use crate::util::win_minmax::MaxFilter;
 use crate::time::SimTime;
 
 /// Linux `TCP_INIT_CWND`: the window cap before any RTT sample.
@@ -61,109 +62,6 @@ const ACK_EPOCH_RESET: u64 = 1 << 20;
 /// `bbr_min_tso_rate`, 1.2 Mbit/s).
 const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
 
-/// BBR's parameters, named as Linux's constants (`bbr_*`); every default is Linux's.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BbrConfig {
-    /// Startup's pacing and window gain. Default 2/ln 2 ≈ 2.885 (`bbr_high_gain`).
-    #[serde(default)]
-    pub high_gain: Option<f64>,
-    /// Drain's pacing gain. Default ln 2 / 2 ≈ 0.347 (`bbr_drain_gain`).
-    #[serde(default)]
-    pub drain_gain: Option<f64>,
-    /// ProbeBW's window gain. Default 2 (`bbr_cwnd_gain`).
-    #[serde(default)]
-    pub cwnd_gain: Option<f64>,
-    /// Bandwidth growth a Startup round must bring to count as growing. Default 1.25
-    /// (`bbr_full_bw_thresh`).
-    #[serde(default)]
-    pub full_bw_thresh: Option<f64>,
-    /// Rounds without that growth that end Startup. Default 3 (`bbr_full_bw_cnt`).
-    #[serde(default)]
-    pub full_bw_cnt: Option<u32>,
-    /// Rounds the bandwidth filter spans. Default 10 (`bbr_bw_rtts`).
-    #[serde(default)]
-    pub bw_rtts: Option<u32>,
-    /// Age, seconds, at which the min-RTT estimate expires and ProbeRTT begins. Default 10
-    /// (`bbr_min_rtt_win_sec`).
-    #[serde(default)]
-    pub min_rtt_win_sec: Option<f64>,
-    /// Least time, milliseconds, spent in ProbeRTT. Default 200 (`bbr_probe_rtt_mode_ms`).
-    #[serde(default)]
-    pub probe_rtt_mode_ms: Option<f64>,
-    /// Least window, segments, and ProbeRTT's window. Default 4 (`bbr_cwnd_min_target`).
-    #[serde(default)]
-    pub cwnd_min_target: Option<f64>,
-    /// Pacing below the estimate, percent. Default 1 (`bbr_pacing_margin_percent`).
-    #[serde(default)]
-    pub pacing_margin_percent: Option<f64>,
-    /// Gain of the ACK-aggregation allowance; 0 turns it off. Default 1
-    /// (`bbr_extra_acked_gain`).
-    #[serde(default)]
-    pub extra_acked_gain: Option<f64>,
-}
-
-impl CcConfig for BbrConfig {
-    type Algorithm = Bbr;
-    /// ProbeBW's random starting phase comes from the flow's own stream.
-    const PER_FLOW: bool = true;
-
-    fn build(&self, ctx: &BuildContext) -> Result<Bbr, ParamError> {
-        let ln2 = std::f64::consts::LN_2;
-        let margin = self.pacing_margin_percent.unwrap_or(1.0);
-        if !(margin.is_finite() && (0.0..100.0).contains(&margin)) {
-            return Err(("pacing_margin_percent", format!("{margin} is outside [0, 100)")));
-        }
-        let extra = self.extra_acked_gain.unwrap_or(1.0);
-        if !(extra.is_finite() && extra >= 0.0) {
-            return Err(("extra_acked_gain", format!("{extra} is not a number ≥ 0")));
-        }
-        let count = |field: &'static str, v: Option<u32>, def: u32| match v.unwrap_or(def) {
-            0 => Err((field, "must be at least 1".to_string())),
-            n => Ok(n),
-        };
-        let p = Params {
-            high_gain: positive("high_gain", self.high_gain.unwrap_or(2.0 / ln2))?,
-            drain_gain: positive("drain_gain", self.drain_gain.unwrap_or(ln2 / 2.0))?,
-            cwnd_gain: positive("cwnd_gain", self.cwnd_gain.unwrap_or(2.0))?,
-            full_bw_thresh: at_least("full_bw_thresh", self.full_bw_thresh.unwrap_or(1.25), 1.0)?,
-            full_bw_cnt: count("full_bw_cnt", self.full_bw_cnt, 3)?,
-            bw_rtts: count("bw_rtts", self.bw_rtts, 10)?,
-            min_rtt_win: SimTime::from_secs_f64(positive(
-                "min_rtt_win_sec",
-                self.min_rtt_win_sec.unwrap_or(10.0),
-            )?),
-            probe_rtt_mode: SimTime::from_secs_f64(
-                at_least("probe_rtt_mode_ms", self.probe_rtt_mode_ms.unwrap_or(200.0), 0.0)?
-                    / 1e3,
-            ),
-            cwnd_min_target: at_least("cwnd_min_target", self.cwnd_min_target.unwrap_or(4.0), 1.0)?,
-            margin: 1.0 - margin / 100.0,
-            extra_acked_gain: extra,
-            mss: ctx.mss as f64,
-        };
-        let rng = Rng::derive(ctx.seed, &format!("cc:{}", ctx.flow));
-        Ok(Bbr(Box::new(BbrState::new(p, rng))))
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Params {
-    high_gain: f64,
-    drain_gain: f64,
-    cwnd_gain: f64,
-    full_bw_thresh: f64,
-    full_bw_cnt: u32,
-    bw_rtts: u32,
-    min_rtt_win: SimTime,
-    probe_rtt_mode: SimTime,
-    cwnd_min_target: f64,
-    /// 1 − `pacing_margin_percent` / 100.
-    margin: f64,
-    extra_acked_gain: f64,
-    mss: f64,
-}
-
 /// BBR's state machine (the `cc_mode` series gives these numbers).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -171,55 +69,6 @@ pub enum Mode {
     Drain = 1,
     ProbeBw = 2,
     ProbeRtt = 3,
-}
-
-/// A windowed running maximum over round counts: Kathleen Nichols' algorithm as Linux
-/// `lib/win_minmax.c`, keeping the best, second and third best samples of the window.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub(crate) struct MaxFilter {
-    s: [(u64, f64); 3],
-}
-
-impl MaxFilter {
-    pub fn get(&self) -> f64 {
-        self.s[0].1
-    }
-
-    fn reset(&mut self, t: u64, v: f64) -> f64 {
-        self.s = [(t, v); 3];
-        v
-    }
-
-    /// Adds `v` measured at round `t`, for a window of `win` rounds; returns the maximum.
-    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
-        if v >= self.s[0].1 || t - self.s[2].0 > win {
-            return self.reset(t, v);
-        }
-        if v >= self.s[1].1 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if v >= self.s[2].1 {
-            self.s[2] = (t, v);
-        }
-        // Linux `minmax_subwin_update`.
-        let dt = t - self.s[0].0;
-        if dt > win {
-            self.s[0] = self.s[1];
-            self.s[1] = self.s[2];
-            self.s[2] = (t, v);
-            if t - self.s[0].0 > win {
-                self.s[0] = self.s[1];
-                self.s[1] = self.s[2];
-                self.s[2] = (t, v);
-            }
-        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
-            self.s[2] = (t, v);
-        }
-        self.s[0].1
-    }
 }
 
 /// Linux's order of loss states: Open < (Disorder) < CWR < Recovery < Loss.
@@ -677,7 +526,7 @@ impl BbrState {
     }
 
     fn check_probe_rtt_done(&mut self, st: &mut TcpState) {
-        if !self.probe_rtt_done.is_some_and(|d| st.now > d) {
+        if self.probe_rtt_done.is_none_or(|d| st.now <= d) {
             return;
         }
         self.min_rtt_stamp = st.now; // the next ProbeRTT is a full window away
@@ -856,5 +705,4 @@ impl CongestionControl for BbrState {
 }
 
 #[cfg(test)]
-#[path = "bbr_tests.rs"]
 mod tests;
