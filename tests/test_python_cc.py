@@ -200,15 +200,18 @@ def test_ctrl_c_inside_a_hook_is_the_users_interrupt():
         ccsim.run(small(Interrupted()))
 
 
-def test_a_sweep_refuses_a_python_algorithm_by_name_and_says_why():
-    sweep = ccsim.Sweep(
-        base=small(PyReno()), axes={"topology.bottleneck.rate": ["5Mbps", "10Mbps"]}
-    )
+def test_a_sweep_refuses_a_python_algorithm_its_workers_cannot_import_and_says_why():
+    """Sweeps of importable ones: tests/test_sweep_python_cc.py."""
+
+    class Local(PyReno):
+        pass
+
+    sweep = ccsim.Sweep(base=small(Local()), axes={"topology.bottleneck.rate": ["5Mbps", "10Mbps"]})
     with pytest.raises(ccsim.SweepError) as e:
         ccsim.sweep(sweep, workers=1)
     text = str(e.value)
-    assert "flows[0].tcp.cc" in text and "PyReno" in text
-    assert "sweeps do not run yet" in text and "ccsim.run" in text
+    assert "flows[0].tcp.cc" in text and "Local" in text
+    assert "defined inside a function" in text and "importable module" in text
 
 
 def test_each_flow_makes_its_algorithm_once():

@@ -31,6 +31,7 @@ no arguments.
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,9 @@ class CongestionControl:
 
 Factory = Callable[[str], CongestionControl]
 _REGISTRY: dict[str, type[CongestionControl] | Callable[..., CongestionControl]] = {}
+# The module that registered each name: a sweep's worker imports it to register the name there
+# too when the factory itself cannot be imported by name (a lambda; ccsim.cc_ref).
+_REGISTERED_BY: dict[str, str | None] = {}
 
 
 def register_cc(name: str, factory: type[CongestionControl] | Callable[..., Any]) -> None:
@@ -102,6 +106,21 @@ def register_cc(name: str, factory: type[CongestionControl] | Callable[..., Any]
     if not callable(factory):
         raise TypeError("register_cc: factory must be a CongestionControl subclass or callable")
     _REGISTRY[name] = factory
+    caller = sys._getframe(1).f_globals.get("__name__")
+    _REGISTERED_BY[name] = caller if isinstance(caller, str) else None
+
+
+def registered_by(name: str) -> str | None:
+    """The module that registered ``name`` with :func:`register_cc`, if known."""
+    return _REGISTERED_BY.get(name)
+
+
+def adopt(name: str, factory: Callable[..., Any]) -> None:
+    """Registers ``name`` as a sweep's worker finds it (the factory imported by name), without
+    :func:`register_cc`'s checks, which the sweep's own process made."""
+    if _REGISTRY.get(name) is not factory:
+        _REGISTRY[name] = factory
+        _REGISTERED_BY[name] = getattr(factory, "__module__", None)
 
 
 def registered() -> dict[str, Any]:

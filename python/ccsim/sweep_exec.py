@@ -110,12 +110,14 @@ def run_point(text: str) -> dict[str, Any]:
     class lives in a module the parent may be unable to import to unpickle it, and a failed
     point must not look like a failed worker.
     """
-    from .runner import run  # imported here: a spawned worker imports only what it runs
+    from .cc_ref import materialize  # imported here: a spawned worker imports only what it runs
+    from .runner import run
 
     t0 = time.perf_counter()
     where = {"pid": os.getpid(), "host": socket.gethostname()}
     try:
-        result = run(json.loads(text))
+        # Congestion controls written in Python arrive as references to import (ccsim.cc_ref).
+        result = run(materialize(json.loads(text)))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - every failure of the point is recorded

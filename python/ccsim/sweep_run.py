@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _native
+from . import _native, cc_ref
 from .errors import SweepError, SweepFailed
 from .progress import ProgressBar
 from .sweep_cost import estimates, longest_first
@@ -176,7 +176,8 @@ class SweepOutcome:
 
 def _cell(value: Any) -> Any:
     # Tables and lists as axis values (a whole loss model) become JSON text, so the column
-    # can be grouped on and written to Parquet.
+    # can be grouped on and written to Parquet; a Python algorithm, its name and attributes.
+    value = cc_ref.plain(value)
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
@@ -232,7 +233,7 @@ def _record(pt: Point, key: str, version: str, scenario: dict, payload: dict) ->
         "key": key,
         "version": version,
         "status": "ok" if payload["ok"] else "failed",
-        "axes": pt.axes,
+        "axes": cc_ref.plain(pt.axes),
         "replication": pt.replication,
         "seed": pt.seed,
         "wall_s": payload.get("wall_s"),
@@ -385,13 +386,13 @@ def _manifest(spec: Sweep, name: str, version: str, points: Sequence[Point], key
         "name": name,
         "ccsim_version": version,
         "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "groups": [{p: v for p, v in g} for g in spec.groups],
+        "groups": [{p: cc_ref.plain(v) for p, v in g} for g in spec.groups],
         "seeds": sorted({pt.seed for pt in points}),
         "points": [
             {
                 "point": pt.index,
                 "key": keys[pt.index],
-                "axes": pt.axes,
+                "axes": cc_ref.plain(pt.axes),
                 "replication": pt.replication,
                 "seed": pt.seed,
             }

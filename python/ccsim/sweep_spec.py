@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import _native, cc
+from . import _native, cc, cc_ref
 from .errors import ScenarioError, SweepError
 from .overrides import parse_path, set_path
 from .runner import prepare, to_json
@@ -71,7 +71,10 @@ class InvalidPoint:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+    if isinstance(value, (dict, list)):
+        text = json.dumps(cc_ref.plain(value))  # Python algorithms inside shown by name
+    else:
+        text = cc_ref.label(value) or str(value)  # a Python algorithm as an axis value
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -261,23 +264,21 @@ def resolve(base: Mapping[str, Any], point: Point) -> dict[str, Any]:
     return d
 
 
-def _no_python_cc(d: dict[str, Any]) -> None:
-    """Refuses congestion controls written in Python, which sweeps do not run yet: their
-    points would need the algorithm importable in every worker and a cache key for it."""
-    found = cc.extract(d)
-    for slot, what in found.described.items():
-        path = next(
-            f"flows[{i}].tcp.cc"
-            for i, f in enumerate(found.core["flows"])
-            if isinstance(f, dict)
-            and f.get("tcp", {}).get("cc") == {"kind": "external", "slot": int(slot)}
-        )
-        raise ScenarioError(
-            path,
-            f"{what} is a congestion control written in Python, which sweeps do not run yet; "
-            "run its points with ccsim.run (a loop over the values), or port it to Rust "
-            "(docs/architecture.md, checklist 9.1)",
-        )
+def _validate(d: dict[str, Any]) -> None:
+    """Validates a point's scenario with the core; one with Python algorithms is built as a
+    worker would build it (the references imported back, the algorithms made), so that a bad
+    parameter of a registered algorithm is found before anything runs."""
+    tcps = [f.get("tcp") for f in _flows(d)]
+    if not any(isinstance(t, dict) and cc_ref.is_reference(t.get("cc")) for t in tcps):
+        _native.validate_json(to_json(d))
+        return
+    x = cc.extract(cc_ref.materialize(d))
+    _native.simulation(to_json(x.core), x.factories)
+
+
+def _flows(d: dict[str, Any]) -> list[dict[str, Any]]:
+    flows = d.get("flows")
+    return [f for f in flows if isinstance(f, dict)] if isinstance(flows, list) else []
 
 
 def check(base: Mapping[str, Any], points: Sequence[Point]) -> tuple[dict, list[InvalidPoint]]:
@@ -287,9 +288,10 @@ def check(base: Mapping[str, Any], points: Sequence[Point]) -> tuple[dict, list[
     invalid: list[InvalidPoint] = []
     for pt in points:
         try:
-            d = resolve(base, pt)
-            _no_python_cc(d)
-            _native.validate_json(to_json(d))
+            # Python algorithms become references the workers import (ccsim.cc_ref); the
+            # point's key then covers them.
+            d = cc_ref.references(resolve(base, pt))
+            _validate(d)
         except ScenarioError as e:
             invalid.append(InvalidPoint(pt, e.path, e.message))
             continue
