@@ -230,6 +230,10 @@ impl PyAlgorithm {
             now: ccsim::time::SimTime::ZERO,
             snd_una: 0,
             snd_nxt: 0,
+            pacing_rate: f64::INFINITY,
+            delivered: 0,
+            lost: 0,
+            app_limited: 0,
             slow_start: ccsim::tcp::slow_start::SlowStart::Standard,
         };
         let conn = Py::new(
