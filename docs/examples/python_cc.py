@@ -8,12 +8,30 @@ bit (tests/test_python_cc.py), and a small delay-based algorithm, the tutorial's
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import ccsim
 
-# Python 3.11's math.cbrt is the C library's, as Rust's f64::cbrt; before 3.11 the power is
-# within an ulp of it.
-_cbrt = getattr(math, "cbrt", lambda x: x ** (1.0 / 3.0))
+
+def _cbrt(x):
+    """The cube root correctly rounded, as the core's f64::cbrt: the core links the cbrt of
+    Rust's compiler-builtins (the libm crate's, correctly rounded after CORE-MATH), not the C
+    library's, which can be an ulp off (glibc's is for K = cbrt(222.0375): CUBIC's window then
+    parted from the core's). A first guess within a few ulps, then the neighbour whose rounding
+    interval holds the exact root, by exact arithmetic on the midpoints' cubes. Called once per
+    congestion epoch, so its cost does not matter."""
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    y = math.copysign(math.cbrt(abs(x)) if hasattr(math, "cbrt") else abs(x) ** (1.0 / 3.0), x)
+    r = Fraction(x)
+    while True:
+        lo, hi = math.nextafter(y, -math.inf), math.nextafter(y, math.inf)
+        if r < ((Fraction(lo) + Fraction(y)) / 2) ** 3:
+            y = lo
+        elif r > ((Fraction(y) + Fraction(hi)) / 2) ** 3:
+            y = hi
+        else:
+            return y
 
 
 class PyReno(ccsim.CongestionControl):
