@@ -130,3 +130,43 @@ def test_the_scenario_examples_are_valid_scenarios(page):
     assert blocks, page
     for block in blocks:
         ccsim.validate(tomllib.loads(block))
+
+
+def test_the_python_cc_tutorial_runs_as_written(monkeypatch, tmp_path):
+    """docs/guide/python-cc.md: its module block is written as the file it names (a sweep's
+    workers import it), then the other blocks run in order, the sweep on two workers."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    text = (DOCS / "guide" / "python-cc.md").read_text(encoding="utf-8")
+    files = re.findall(r'^```python title="([\w.]+)"\n(.*?)^```', text, flags=re.S | re.M)
+    assert [name for name, _ in files] == ["delaycc.py"]
+    for name, body in files:
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "delaycc", raising=False)
+    blocks = python_blocks(text)
+    assert len(blocks) >= 4
+    namespace: dict = {}
+    for i, block in enumerate(blocks):
+        try:
+            exec(compile(block, f"python-cc.md block {i + 1}", "exec"), namespace)
+        finally:
+            plt.close("all")
+    assert {"result", "df", "table", "rtt"} <= set(namespace)
+
+
+def test_the_gym_guide_runs_as_written(monkeypatch):
+    """docs/guide/gym.md's blocks, in order, from the clone's root (one imports the Python
+    CUBIC from docs/examples)."""
+    pytest.importorskip("gymnasium")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the page adds docs/examples
+    blocks = python_blocks((DOCS / "guide" / "gym.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 5
+    namespace: dict = {}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"gym.md block {i + 1}", "exec"), namespace)
+    assert {"env", "cubic", "vec", "delay_averse", "goodput_only"} <= set(namespace)
