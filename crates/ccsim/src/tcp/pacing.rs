@@ -85,20 +85,34 @@ impl Sender {
 
     /// Whether pacing lets a segment leave at `now`; if not, the `Pace` timer is set for when
     /// it may.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pacing_allows(&mut self, now: SimTime) -> bool {
-        let Some(p) = self.pacer.as_deref() else {
-            return true;
-        };
-        if p.next <= now {
+        self.pacer.is_none() || self.paced_allows(now)
+    }
+
+    #[inline(never)]
+    fn paced_allows(&mut self, now: SimTime) -> bool {
+        let next = self.pacer.as_deref().map_or(now, |p| p.next);
+        if next <= now {
             return true;
         }
-        let next = p.next;
         self.pace_timer.set_deadline(Some(next));
         false
     }
 
+    /// `try_send` for a connection that paces or samples the delivery rate: new segments
+    /// while the window `w`, the application and the pacing allow.
+    #[inline(never)]
+    pub(super) fn send_tracked(&mut self, w: u64, io: &mut Io) {
+        while self.nxt - self.una < w && self.app_has(self.nxt) && self.pacing_allows(io.now) {
+            let seg = self.nxt;
+            self.send_segment(seg, io);
+            self.nxt += 1;
+        }
+    }
+
     /// A segment of `bytes` on the wire left at `now`: the earliest time of the next.
+    #[inline(never)]
     pub(super) fn paced(&mut self, bytes: u32, now: SimTime) {
         let rate = self.st.pacing_rate;
         // Data segments sent, this one included (Linux `data_segs_out`).
@@ -118,6 +132,7 @@ impl Sender {
     }
 
     /// After an ACK: the rate by Linux's rule, for an algorithm that sets none.
+    #[inline(never)]
     pub(super) fn update_pacing_rate(&mut self) {
         let Some(p) = self.pacer.as_deref() else {
             return;
@@ -136,6 +151,7 @@ impl Sender {
     }
 
     /// The pacing timer fired: send what waited for it.
+    #[inline(never)]
     pub(super) fn on_pace(&mut self, io: &mut Io) {
         self.st.now = io.now;
         self.pace_timer.set_deadline(None);

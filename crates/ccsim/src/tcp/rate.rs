@@ -100,6 +100,8 @@ pub(super) struct RateSampler {
     have_prior: bool,
     /// Newest send time among the segments this ACK delivered that were never retransmitted.
     rtt_sent: OptTime,
+    /// The last ACK's sample.
+    last: Option<RateSample>,
 }
 
 impl Sender {
@@ -111,12 +113,20 @@ impl Sender {
         self
     }
 
-    /// Records segment `seg`, just sent at `now` (new data if it was pushed last), as Linux
+    /// The delivery-rate sample of the last ACK, for a connection that samples the rate.
+    pub fn last_rate_sample(&self) -> Option<RateSample> {
+        self.rate.as_ref().and_then(|r| r.last)
+    }
+
+    /// Records segment `seg`, just sent at `now` (`new` data, or a retransmission), as Linux
     /// `tcp_rate_skb_sent`.
-    pub(super) fn rate_sent(&mut self, seg: u64, now: SimTime, was_empty: bool) {
+    #[inline(never)]
+    pub(super) fn rate_sent(&mut self, seg: u64, new: bool, now: SimTime) {
+        // Nothing was outstanding before this segment.
+        let was_empty = new && seg == self.una;
         let delivered = self.st.delivered;
         let app_limited = self.st.app_limited != 0;
-        let in_flight = (self.pipe() + 1).min(u32::MAX as u64) as u32;
+        let in_flight = self.pipe().min(u32::MAX as u64) as u32;
         let idx = (seg - self.una) as usize;
         let Some(r) = self.rate.as_mut() else {
             return;
@@ -142,6 +152,7 @@ impl Sender {
 
     /// Segment `seg` was delivered (SACKed, or cumulatively acknowledged without having been
     /// SACKed), as Linux `tcp_rate_skb_delivered`.
+    #[inline(never)]
     pub(super) fn rate_delivered(&mut self, seg: u64, sacked: bool) {
         let idx = (seg - self.una) as usize;
         let meta = self.segs[idx];
@@ -177,14 +188,32 @@ impl Sender {
         }
     }
 
-    /// The first `acked` records leave with their segments.
-    pub(super) fn rate_acked(&mut self, acked: u64) {
+    /// The segments of the runs `new` were SACKed for the first time.
+    #[inline(never)]
+    pub(super) fn rate_sacked(&mut self, new: &[(u64, u64)]) {
+        for &(x, y) in new {
+            for s in x..y {
+                self.rate_delivered(s, true);
+            }
+        }
+    }
+
+    /// The cumulative ACK `ack` delivers the segments below it not SACKed before, whose
+    /// records then leave with them.
+    #[inline(never)]
+    pub(super) fn rate_acked(&mut self, ack: u64) {
+        for s in self.una..ack {
+            if !self.segs[(s - self.una) as usize].sacked() {
+                self.rate_delivered(s, false);
+            }
+        }
         if let Some(r) = self.rate.as_mut() {
-            r.records.drain(..acked as usize);
+            r.records.drain(..(ack - self.una) as usize);
         }
     }
 
     /// Segments newly counted lost.
+    #[inline(never)]
     pub(super) fn rate_lost(&mut self, n: u64) {
         self.st.lost += n;
         if let Some(r) = self.rate.as_mut() {
@@ -193,6 +222,7 @@ impl Sender {
     }
 
     /// Counts the un-SACKed segments the scoreboard now deems lost (RFC 6675 IsLost), once each.
+    #[inline(never)]
     pub(super) fn rate_mark_lost(&mut self) {
         let Some(mark) = self.rate.as_ref().map(|r| r.lost_mark) else {
             return;
@@ -214,6 +244,7 @@ impl Sender {
     }
 
     /// A timeout: every un-SACKed segment outstanding is lost (Linux `tcp_enter_loss`).
+    #[inline(never)]
     pub(super) fn rate_timeout(&mut self) {
         let Some(mark) = self.rate.as_ref().map(|r| r.lost_mark) else {
             return;
@@ -239,6 +270,7 @@ impl Sender {
     }
 
     /// Starts gathering the sample of an ACK.
+    #[inline(never)]
     pub(super) fn rate_ack_begins(&mut self) {
         let prior_in_flight = self.pipe();
         if let Some(r) = self.rate.as_mut() {
@@ -247,11 +279,13 @@ impl Sender {
                 ..RateSample::default()
             };
             r.have_prior = false;
+            r.last_end = 0;
             r.rtt_sent = OptTime::NONE;
         }
     }
 
     /// Finishes the ACK's sample (Linux `tcp_rate_gen`), records it and returns it.
+    #[inline(never)]
     pub(super) fn rate_ack_ends(&mut self, io: &mut Io) -> Option<RateSample> {
         self.rate_mark_lost();
         let in_flight = self.pipe();
@@ -279,6 +313,7 @@ impl Sender {
             // Shorter than the minimum RTT: a spurious retransmission or a stale record.
             rs.interval = (interval >= min_rtt || min_rtt == SimTime::MAX).then_some(interval);
         }
+        r.last = Some(rs);
         if let Some(bps) = rs.rate() {
             let bits = bps * self.p.mss as f64 * 8.0;
             io.rec
@@ -289,6 +324,7 @@ impl Sender {
 
     /// Marks the connection application-limited if it has nothing to send while the window
     /// and lost segments would let it (Linux `tcp_rate_check_app_limited`).
+    #[inline(never)]
     pub(super) fn rate_check_app_limited(&mut self) {
         if self.rate.is_none() || self.app_has(self.high) {
             return;
@@ -304,21 +340,5 @@ impl Sender {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_sample_reports_segments_per_second_only_when_valid() {
-        let rs = RateSample {
-            delivered: 10,
-            interval: Some(SimTime::from_millis(20)),
-            ..Default::default()
-        };
-        assert_eq!(rs.rate(), Some(500.0));
-        let invalid = RateSample {
-            delivered: 10,
-            ..Default::default()
-        };
-        assert_eq!(invalid.rate(), None);
-    }
-}
+#[path = "rate_tests.rs"]
+mod tests;

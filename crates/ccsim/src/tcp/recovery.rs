@@ -78,7 +78,7 @@ impl Sender {
             Recovery::Reno | Recovery::Newreno => {
                 // RFC 5681 §3.2 steps 2–3: retransmit, cwnd = ssthresh + 3 segments.
                 self.set_ca_state(CaState::Recovery);
-                self.transmit(una, io);
+                self.send_segment(una, io);
                 if !own {
                     self.st.cwnd = self.st.ssthresh + self.p.dupthresh as f64;
                 }
@@ -93,7 +93,7 @@ impl Sender {
                 self.rescue_rxt = Opt::NONE;
                 self.set_high_rxt(una);
                 if !self.segs[0].sacked() {
-                    self.transmit(una, io);
+                    self.send_segment(una, io);
                     self.set_high_rxt(una + 1);
                 }
             }
@@ -129,7 +129,7 @@ impl Sender {
                 if self.rate.is_some() {
                     self.rate_lost(1);
                 }
-                self.transmit(una, io);
+                self.send_segment(una, io);
                 if !own {
                     self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
                 }

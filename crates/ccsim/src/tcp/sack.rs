@@ -119,10 +119,10 @@ impl Sender {
                     debug_assert!(!m.sacked());
                     m.set_sacked(true);
                     self.board_sacked(s);
-                    if self.rate.is_some() {
-                        self.rate_delivered(s, true);
-                    }
                 }
+            }
+            if self.rate.is_some() {
+                self.rate_sacked(new);
             }
         }
     }
@@ -271,7 +271,7 @@ impl Sender {
                 break;
             }
             let retransmission = seg < self.high;
-            self.transmit(seg, io);
+            self.send_segment(seg, io);
             if rescue {
                 // Rule (4): RescueRxt = RecoveryPoint; HighRxt is not updated.
                 self.rescue_rxt = self.recover;

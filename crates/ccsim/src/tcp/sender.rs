@@ -330,7 +330,6 @@ impl Sender {
     pub(super) fn transmit(&mut self, seg: u64, io: &mut Io) {
         let len = self.seg_len(seg);
         let now = io.now;
-        let was_empty = self.high == self.una;
         let p = io.send(Packet::new(
             self.flow,
             Kind::TcpData,
@@ -357,19 +356,36 @@ impl Sender {
         }
         self.stats.bytes_sent += len as u64;
         self.stats.packets_sent += 1;
-        if self.rate.is_some() {
-            self.rate_sent(seg, now, was_empty);
-        }
-        if self.pacer.is_some() {
-            // Linux spaces by `skb->len`: the TCP segment with its header, not the IP header.
-            self.paced(len + self.p.header_bytes.saturating_sub(20), now);
-        }
         if self.rto_timer.deadline().is_none() {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
         if matches!(self.cc, Cc::Xcp(_)) {
             self.stamp_xcp(io);
+        }
+    }
+
+    /// Sends segment `seg` as `transmit` does, and keeps the delivery-rate records and the
+    /// pacing of a connection that has them. The hot path of the others, `try_send`'s loop,
+    /// calls `transmit` itself: a call inside `transmit` would cost every connection
+    /// (docs/performance.md, 0.8).
+    pub(super) fn send_segment(&mut self, seg: u64, io: &mut Io) {
+        let new = seg >= self.high;
+        self.transmit(seg, io);
+        if self.rate.is_some() | self.pacer.is_some() {
+            self.sent_extras(seg, new, io.now);
+        }
+    }
+
+    #[inline(never)]
+    fn sent_extras(&mut self, seg: u64, new: bool, now: SimTime) {
+        if self.rate.is_some() {
+            self.rate_sent(seg, new, now);
+        }
+        if self.pacer.is_some() {
+            // Linux spaces by `skb->len`: the TCP segment with its header, not the IP header.
+            let len = self.seg_len(seg) + self.p.header_bytes.saturating_sub(20);
+            self.paced(len, now);
         }
     }
 
@@ -402,13 +418,14 @@ impl Sender {
             return;
         }
         let w = self.window();
-        while self.nxt - self.una < w && self.app_has(self.nxt) {
-            if !self.pacing_allows(io.now) {
-                break;
+        if self.rate.is_some() | self.pacer.is_some() {
+            self.send_tracked(w, io);
+        } else {
+            while self.nxt - self.una < w && self.app_has(self.nxt) {
+                let seg = self.nxt;
+                self.transmit(seg, io);
+                self.nxt += 1;
             }
-            let seg = self.nxt;
-            self.transmit(seg, io);
-            self.nxt += 1;
         }
         self.note_flight();
         if self.rate.is_some() {
@@ -511,6 +528,7 @@ impl Sender {
     }
 
     /// The ACK's delivery-rate sample, to an algorithm that sets its window from it.
+    #[inline(never)]
     fn rate_sample(&mut self, io: &mut Io) {
         if let Some(rs) = self.rate_ack_ends(io) {
             if self.cc.controls_window() {
@@ -612,13 +630,7 @@ impl Sender {
             self.rtt_sample(r, io);
         }
         if self.rate.is_some() {
-            for s in self.una..ack {
-                let sacked = self.segs[(s - self.una) as usize].sacked();
-                if !sacked {
-                    self.rate_delivered(s, false);
-                }
-            }
-            self.rate_acked(acked);
+            self.rate_acked(ack);
         }
         self.board_acked(acked);
         // One or two segments an ACK, as a rule: popping them is cheaper than a `drain`.
@@ -713,7 +725,7 @@ impl Sender {
         self.nxt = self.una;
         self.rto_timer.set_deadline(None);
         let seg = self.nxt;
-        self.transmit(seg, io);
+        self.send_segment(seg, io);
         self.nxt += 1;
         self.try_send(io);
         self.trace(io);
