@@ -109,6 +109,7 @@ impl Sender {
             self.send_segment(seg, io);
             self.nxt += 1;
         }
+        self.rate_check_app_limited();
     }
 
     /// A segment of `bytes` on the wire left at `now`: the earliest time of the next.

@@ -428,9 +428,6 @@ impl Sender {
             }
         }
         self.note_flight();
-        if self.rate.is_some() {
-            self.rate_check_app_limited();
-        }
     }
 
     /// Mirrors SND.UNA, the highest sequence sent and FlightSize into the shared state.
@@ -517,24 +514,23 @@ impl Sender {
         if ece {
             self.on_ece();
         }
-        if self.rate.is_some() {
-            self.rate_sample(io);
-        }
-        if self.pacer.is_some() {
-            self.update_pacing_rate();
+        if self.rate.is_some() | self.pacer.is_some() {
+            self.ack_extras(io);
         }
         self.try_send(io);
         self.trace(io);
     }
 
-    /// The ACK's delivery-rate sample, to an algorithm that sets its window from it.
+    /// After an ACK: its delivery-rate sample, to an algorithm that sets its window from it,
+    /// and the pacing rate.
     #[inline(never)]
-    fn rate_sample(&mut self, io: &mut Io) {
+    fn ack_extras(&mut self, io: &mut Io) {
         if let Some(rs) = self.rate_ack_ends(io) {
             if self.cc.controls_window() {
                 self.cc.cong_control(&mut self.st, &rs);
             }
         }
+        self.update_pacing_rate();
     }
 
     /// Bytes a full segment takes on the wire: XCP's unit for windows and feedback.
