@@ -243,7 +243,9 @@ def report(runs: pd.DataFrame, s: pd.DataFrame) -> str:
             + cells
             + ". "
             + (
-                "From " + f"{min(helps):g} BDP up, a longer RTT helps BBR (its in-flight cap, "
+                "At "
+                + ", ".join(f"{b:g}" for b in helps)
+                + " BDP a longer RTT helps BBR (its in-flight cap, "
                 "2 × bw × min RTT, grows with its RTT), the opposite of loss-based TCP's RTT "
                 "unfairness and the direction Hock et al. observed; in shallower buffers, where "
                 "BBR takes nearly everything, the RTT matters little."
