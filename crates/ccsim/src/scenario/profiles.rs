@@ -28,6 +28,7 @@
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
+//! | prr                | off (Linux: on; with RACK) | off                         | off                          |
 //! | pacing_ss/ca_ratio | 200 / 120 % (sysctls)      | 200 / 120 %                 | 200 / 120 %                  |
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
@@ -69,6 +70,7 @@ impl Profile {
                 delayed_ack_timeout: SimTime::from_millis(40),
                 limited_transmit: true,
                 pacing: Pacing::Auto,
+                prr: false,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: true,
@@ -101,6 +103,7 @@ impl Profile {
                 delayed_ack_timeout: SimTime::from_millis(100),
                 limited_transmit: true,
                 pacing: Pacing::Auto,
+                prr: false,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
@@ -133,6 +136,7 @@ impl Profile {
                 delayed_ack_timeout: SimTime::from_millis(200),
                 limited_transmit: true,
                 pacing: Pacing::Auto,
+                prr: false,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
@@ -235,6 +239,9 @@ impl Profile {
         }
         if let Some(v) = spec.pacing {
             p.pacing = v;
+        }
+        if let Some(v) = spec.prr {
+            p.prr = v;
         }
         if let Some(v) = spec.pacing_ss_ratio {
             p.pacing_ss_ratio = v;

@@ -463,6 +463,13 @@ pub struct TcpSpec {
     /// Whether the receiver supports ACNS. Default true.
     #[serde(default)]
     pub receiver_acns: Option<bool>,
+    /// Proportional Rate Reduction (RFC 6937, as Linux): in SACK recovery the window follows
+    /// what is delivered, sending ssthresh/cwnd of it while the flight is above ssthresh and
+    /// growing back no faster than slow start below. Off, cwnd = ssthresh at once (RFC 6675).
+    /// Default off in every profile (Linux has it on; the `linux` profile will follow with
+    /// RACK-TLP).
+    #[serde(default)]
+    pub prr: Option<bool>,
     /// Pacing: "auto" (only algorithms that ask for it, such as BBR, as Linux without the
     /// `fq` qdisc), "on" (every flow, at its algorithm's rate or Linux's
     /// `tcp_update_pacing_rate` rule, as Linux with `fq`) or "off". Default "auto".

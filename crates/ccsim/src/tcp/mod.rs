@@ -12,6 +12,7 @@ pub mod ecn;
 mod observe;
 mod pacing;
 mod params;
+mod prr;
 pub mod rate;
 pub mod receiver;
 mod recovery;

@@ -44,6 +44,8 @@ pub struct TcpParams {
     pub receiver_acns: bool,
     /// Whether the sender paces (`tcp/pacing.rs`).
     pub pacing: Pacing,
+    /// Proportional Rate Reduction (RFC 6937) as SACK recovery's window rule.
+    pub prr: bool,
     /// Linux's `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio`, percent.
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,

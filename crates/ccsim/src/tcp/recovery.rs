@@ -22,6 +22,8 @@ impl Sender {
                 {
                     // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate ACK.
                     self.st.cwnd += 1.0;
+                } else if self.prr.is_some() {
+                    self.prr_ack(false);
                 }
             }
             _ => {
@@ -87,13 +89,17 @@ impl Sender {
                 // RFC 6675 §5 (4.1)–(4.3): RecoveryPoint = HighData, cwnd = ssthresh,
                 // retransmit the first segment presumed lost.
                 self.set_ca_state(CaState::Recovery);
-                if !own {
-                    self.st.cwnd = self.st.ssthresh;
-                }
                 self.rescue_rxt = Opt::NONE;
                 self.set_high_rxt(una);
+                if self.prr.is_some() {
+                    // RFC 6937: the window follows what is delivered (`prr.rs`).
+                    self.prr_enter();
+                } else if !own {
+                    self.st.cwnd = self.st.ssthresh;
+                }
                 if !self.segs[0].sacked() {
                     self.send_segment(una, io);
+                    self.prr_sent();
                     self.set_high_rxt(una + 1);
                 }
             }
@@ -138,8 +144,18 @@ impl Sender {
                     self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
                 }
             }
-            Recovery::Sack if full => self.exit_recovery(),
-            Recovery::Sack => {}
+            Recovery::Sack if full => {
+                if self.prr.is_some() {
+                    // Linux `tcp_end_cwnd_reduction`: the reduction is complete.
+                    self.st.cwnd = self.st.ssthresh;
+                }
+                self.exit_recovery()
+            }
+            Recovery::Sack => {
+                if self.prr.is_some() {
+                    self.prr_ack(true);
+                }
+            }
         }
     }
 

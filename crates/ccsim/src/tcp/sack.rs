@@ -272,6 +272,7 @@ impl Sender {
             }
             let retransmission = seg < self.high;
             self.send_segment(seg, io);
+            self.prr_sent();
             if rescue {
                 // Rule (4): RescueRxt = RecoveryPoint; HighRxt is not updated.
                 self.rescue_rxt = self.recover;

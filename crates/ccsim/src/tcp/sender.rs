@@ -11,6 +11,7 @@ use super::acns::AcnsSender;
 use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
 use super::ecn::{self, EcnSender};
 use super::pacing::Pacer;
+use super::prr::Prr;
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::slow_start::SlowStart;
@@ -103,7 +104,7 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmits: u64,
-    /// 32 bits, so that the pair fills one word (`a_connection_takes_784_bytes`): each is at
+    /// 32 bits, so that the pair fills one word (`a_connection_takes_792_bytes`): each is at
     /// most one per round trip, and counts saturate.
     pub timeouts: u32,
     pub fast_retransmits: u32,
@@ -161,6 +162,8 @@ pub struct Sender {
     /// Pacing state, for a paced connection (`pacing.rs`), and its timer.
     pub(super) pacer: Option<Box<Pacer>>,
     pub(super) pace_timer: LazyTimer,
+    /// Proportional Rate Reduction's state, for a connection that uses it (`prr.rs`).
+    pub(super) prr: Option<Box<Prr>>,
 }
 
 impl Sender {
@@ -245,9 +248,13 @@ impl Sender {
             rate: None,
             pacer: None,
             pace_timer: LazyTimer::default(),
+            prr: None,
         };
         let (own_window, wants_pacing) = (s.cc.controls_window(), s.cc.wants_pacing());
-        let s = s.with_pacing(p, wants_pacing);
+        let mut s = s.with_pacing(p, wants_pacing);
+        if p.prr && p.recovery == Recovery::Sack && !own_window {
+            s = s.with_prr();
+        }
         if own_window {
             s.with_rate_sampling()
         } else {
@@ -787,13 +794,13 @@ mod tests {
     /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
     /// per flow with its hosts and access links); this pins it, so that growth is a decision.
     #[test]
-    fn a_connection_takes_784_bytes() {
+    fn a_connection_takes_792_bytes() {
         use std::mem::size_of;
         assert_eq!(size_of::<SenderParams>(), 20);
-        // 0.8: +64 for pacing and delivery-rate sampling (two pointers, the pacing timer and
-        // four words of Linux's connection state).
-        assert_eq!(size_of::<Sender>(), 664);
+        // 0.8: +72 for pacing, delivery-rate sampling and PRR (three pointers, the pacing
+        // timer and four words of Linux's connection state).
+        assert_eq!(size_of::<Sender>(), 672);
         assert_eq!(size_of::<super::super::Receiver>(), 120);
-        assert_eq!(size_of::<crate::sim::FlowSlot>(), 784);
+        assert_eq!(size_of::<crate::sim::FlowSlot>(), 792);
     }
 }

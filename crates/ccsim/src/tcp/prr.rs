@@ -1,0 +1,231 @@
+//! Proportional Rate Reduction, RFC 6937, in Linux's form (`tcp_cwnd_reduction` and
+//! `tcp_init_cwnd_reduction` in `net/ipv4/tcp_input.c`), as the window rule of SACK fast
+//! recovery (`tcp.prr = true`).
+//!
+//! RFC 6675 sets cwnd to ssthresh at once, so the sender falls silent until the flight drains
+//! below it and then sends a burst. PRR instead spreads the reduction over the round trip:
+//! while the flight is above ssthresh it sends `ssthresh/prior_cwnd` of what is delivered
+//! (the proportional part), and below it, where losses drained the pipe, it grows back
+//! towards ssthresh no faster than slow start (the slow-start reduction bound, SSRB).
+//! Each ACK in recovery sets
+//!
+//!     prr_delivered += delivered by the ACK
+//!     if pipe > ssthresh:  sndcnt = ⌈ssthresh · prr_delivered / prior_cwnd⌉ − prr_out
+//!     else:                sndcnt = min(ssthresh − pipe,
+//!                                       max(prr_delivered − prr_out, delivered) + [una advanced])
+//!     sndcnt = max(sndcnt, 1 if nothing was sent in recovery yet)
+//!     cwnd = pipe + sndcnt
+//!
+//! and recovery ends with cwnd = ssthresh. As Linux: `prior_cwnd` (the window when recovery
+//! began) stands for the RFC's RecoverFS, the slow-start bound adds its segment only on an ACK
+//! that advances SND.UNA, and windows are whole segments. In ccsim's sender: `pipe` is RFC
+//! 6675's (Linux's `tcp_packets_in_flight`), the segments an ACK delivers are those it newly
+//! acknowledges or SACKs (one for the duplicate ACK that starts recovery), and the Linux
+//! condition "no segment newly marked lost" on the extra segment is not applied.
+
+use super::sender::Sender;
+
+/// PRR's state during one recovery episode (Linux `prior_cwnd`, `prr_delivered`, `prr_out`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Prr {
+    prior_cwnd: u64,
+    delivered: u64,
+    out: u64,
+    /// `una + SACKed segments` after the last ACK: what the next ACK delivers is its growth.
+    mark: u64,
+}
+
+/// RFC 6937's `sndcnt` in Linux's integer form: what may be sent on this ACK.
+pub fn prr_sndcnt(
+    ssthresh: u64,
+    prior_cwnd: u64,
+    pipe: u64,
+    prr_delivered: u64,
+    prr_out: u64,
+    delivered: u64,
+    una_advanced: bool,
+) -> u64 {
+    let sndcnt = if pipe > ssthresh {
+        // Proportional: ⌈ssthresh · prr_delivered / prior_cwnd⌉ − prr_out.
+        let allowed = (ssthresh * prr_delivered).div_ceil(prior_cwnd.max(1));
+        allowed.saturating_sub(prr_out)
+    } else {
+        // Slow-start reduction bound.
+        let limit = prr_delivered.saturating_sub(prr_out).max(delivered) + una_advanced as u64;
+        (ssthresh - pipe).min(limit)
+    };
+    // The fast retransmit always goes out.
+    sndcnt.max((prr_out == 0) as u64)
+}
+
+impl Sender {
+    /// Uses PRR as the window rule of SACK recovery.
+    pub(super) fn with_prr(mut self) -> Sender {
+        self.prr = Some(Box::default());
+        self
+    }
+
+    /// SACK recovery begins (after ssthresh is set, before the fast retransmit): the window
+    /// it starts from, and the first ACK's step (it delivered the one segment its SACK block
+    /// newly covers).
+    pub(super) fn prr_enter(&mut self) {
+        let mark = self.una + self.board.n_sacked as u64;
+        let Some(p) = self.prr.as_deref_mut() else {
+            return;
+        };
+        *p = Prr {
+            prior_cwnd: self.st.cwnd as u64,
+            delivered: 0,
+            out: 0,
+            mark: mark.saturating_sub(1),
+        };
+        self.prr_ack(false);
+    }
+
+    /// An ACK in SACK recovery: the window for what it may release.
+    pub(super) fn prr_ack(&mut self, una_advanced: bool) {
+        let now = self.una + self.board.n_sacked as u64;
+        let pipe = self.scan().pipe;
+        let ssthresh = self.st.ssthresh.max(0.0) as u64;
+        let Some(p) = self.prr.as_deref_mut() else {
+            return;
+        };
+        let delivered = now.saturating_sub(p.mark);
+        p.mark = now;
+        if delivered == 0 {
+            return; // Linux: nothing newly delivered, the window stays
+        }
+        p.delivered += delivered;
+        let sndcnt = prr_sndcnt(
+            ssthresh,
+            p.prior_cwnd,
+            pipe,
+            p.delivered,
+            p.out,
+            delivered,
+            una_advanced,
+        );
+        self.st.cwnd = (pipe + sndcnt) as f64;
+    }
+
+    /// A segment was sent during recovery.
+    pub(super) fn prr_sent(&mut self) {
+        if let Some(p) = self.prr.as_deref_mut() {
+            p.out += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 6937 §6's first example: 20 segments out, one lost, ssthresh 10 (half of
+    /// prior_cwnd 20); every duplicate ACK delivers one segment. The flight stays above
+    /// ssthresh, so PRR sends one segment for every two delivered.
+    #[test]
+    fn proportional_part_sends_half_of_what_is_delivered() {
+        let (ssthresh, prior) = (10, 20);
+        let mut out = 0;
+        let mut pipe = 19; // the lost segment no longer counts
+        let mut sent = vec![];
+        for delivered in 1..=10u64 {
+            pipe -= 1; // one segment left the network
+            let s = prr_sndcnt(ssthresh, prior, pipe, delivered, out, 1, false);
+            // ⌈10 · delivered / 20⌉ − out: 1, 0, 1, 0, ... (the first is the retransmission)
+            assert_eq!(s, (10 * delivered).div_ceil(20) - out, "ACK {delivered}");
+            out += s;
+            pipe += s;
+            sent.push(s);
+        }
+        assert_eq!(sent, [1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
+        // After 10 ACKs, 5 sent: the flight fell from 19 towards ssthresh, 14 now.
+        assert_eq!((out, pipe), (5, 14));
+    }
+
+    /// The RFC's second example: losses drained the pipe below ssthresh. The slow-start
+    /// reduction bound lets the sender send what was delivered plus one per ACK that advances
+    /// SND.UNA, up to ssthresh; the conservative bound (without the extra segment) only what
+    /// was delivered.
+    #[test]
+    fn below_ssthresh_the_window_grows_back_no_faster_than_slow_start() {
+        // ssthresh 10, pipe 4 after heavy losses, 6 delivered and 6 sent so far.
+        assert_eq!(prr_sndcnt(10, 20, 4, 6, 6, 1, false), 1);
+        assert_eq!(prr_sndcnt(10, 20, 4, 6, 6, 1, true), 2);
+        // A stretch ACK delivering 3: three, and one more as it advances SND.UNA.
+        assert_eq!(prr_sndcnt(10, 20, 4, 9, 6, 3, true), 4);
+        // Never beyond ssthresh: with pipe 9 only one fits.
+        assert_eq!(prr_sndcnt(10, 20, 9, 9, 6, 3, true), 1);
+        // Sent ahead (prr_out > prr_delivered): still what this ACK delivered.
+        assert_eq!(prr_sndcnt(10, 20, 4, 6, 8, 2, false), 2);
+        // At ssthresh exactly: nothing more.
+        assert_eq!(prr_sndcnt(10, 20, 10, 6, 6, 1, true), 0);
+    }
+
+    #[test]
+    fn the_fast_retransmit_always_goes_out() {
+        // With a proportional share of nothing (ssthresh 0, a degenerate window) the first
+        // segment still leaves, and only the first.
+        assert_eq!(prr_sndcnt(0, 20, 19, 1, 0, 1, false), 1);
+        assert_eq!(prr_sndcnt(0, 20, 19, 2, 1, 1, false), 0);
+    }
+
+    /// A SACK sender with 20 segments out whose first is lost; every further segment's
+    /// duplicate ACK SACKs it. Returns how many segments it sent after each ACK.
+    fn recovery_sends(prr: bool) -> Vec<usize> {
+        use crate::config::Profile;
+        use crate::packet::{flags, wire_seq, Kind, Packet};
+        use crate::tcp::cc::{Cc, Reno};
+        use crate::tcp::slow_start::SlowStart;
+        use crate::tcp::Io;
+        use crate::time::SimTime;
+        use crate::trace::Recorder;
+
+        let mut p = Profile::Linux.tcp_defaults();
+        (p.handshake, p.timestamps, p.mss, p.initial_window) = (false, false, 1000, 20);
+        p.prr = prr;
+        let mut s = Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None);
+        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
+        let mut io = Io {
+            now: SimTime::from_millis(1),
+            out: &mut out,
+            rec: &mut rec,
+            scratch: &mut scratch,
+        };
+        s.start(&mut io);
+        let mut sent = vec![];
+        for k in 1..20u64 {
+            let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
+            a.ack = wire_seq(0);
+            a.flags = flags::ACK;
+            a.sack[0] = (wire_seq(1000), wire_seq((k + 1) * 1000));
+            a.n_sack = 1;
+            io.out.clear();
+            io.now = SimTime::from_millis(10 + k);
+            s.on_ack(&a, &mut io);
+            sent.push(io.out.len());
+        }
+        sent
+    }
+
+    #[test]
+    fn in_a_sender_prr_spreads_the_reduction_over_the_round_trip() {
+        // The first two duplicate ACKs each release a new segment (Limited Transmit, RFC
+        // 3042): 22 out. The third starts recovery (Reno: ssthresh 10, prior_cwnd 20) and
+        // the fast retransmission; the flight is then 18 + 1.
+        let prr = recovery_sends(true);
+        let rfc6675 = recovery_sends(false);
+        // PRR: after d segments delivered, ⌈10 · d / 20⌉ sent — one every other ACK — while
+        // the flight 19 − d + ⌈d/2⌉ is above 10; at d = 17 it is 10, ssthresh, and stays.
+        assert_eq!(
+            prr,
+            [1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0]
+        );
+        // RFC 6675: cwnd = 10 at once, so silence until the flight falls below it (nine
+        // ACKs), then one segment an ACK: the same amount, late and in a run.
+        assert_eq!(
+            rfc6675,
+            [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+        );
+    }
+}
