@@ -462,6 +462,9 @@ fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>
             "must be positive and at most 500 ms (RFC 1122)",
         );
     }
+    if p.send_jitter > SimTime::from_secs(1) {
+        return err(format!("{path}.send_jitter"), "must be at most 1 s");
+    }
     for (field, v) in [
         ("pacing_ss_ratio", p.pacing_ss_ratio),
         ("pacing_ca_ratio", p.pacing_ca_ratio),
@@ -695,6 +698,10 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                 let mut sender = Sender::new(id, src, dst, &p, cc, slow_start, size);
                 if sc.trace.series.contains(&SeriesName::DeliveryRate) {
                     sender = sender.with_rate_sampling();
+                }
+                if p.send_jitter > SimTime::ZERO {
+                    let rng = Rng::derive(sc.seed, &format!("jitter:{name}"));
+                    sender = sender.with_send_jitter(p.send_jitter, rng);
                 }
                 if let Some(c) = acns {
                     sender = sender.with_acns(c, &p);

@@ -29,6 +29,7 @@
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
 //! | prr                | off (Linux: on; with RACK) | off                         | off                          |
+//! | send_jitter        | 0                          | 0 (`overhead_ 0`)           | 0                            |
 //! | pacing_ss/ca_ratio | 200 / 120 % (sysctls)      | 200 / 120 %                 | 200 / 120 %                  |
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
@@ -71,6 +72,7 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: true,
@@ -104,6 +106,7 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
@@ -137,6 +140,7 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 cwnd_limited: false,
@@ -243,6 +247,7 @@ impl Profile {
         if let Some(v) = spec.prr {
             p.prr = v;
         }
+        p.send_jitter = d(&spec.send_jitter, p.send_jitter);
         if let Some(v) = spec.pacing_ss_ratio {
             p.pacing_ss_ratio = v;
         }

@@ -470,6 +470,13 @@ pub struct TcpSpec {
     /// RACK-TLP).
     #[serde(default)]
     pub prr: Option<bool>,
+    /// Each segment waits a uniform random time between zero and this before it leaves, in
+    /// order (ns-2's `overhead_`; a host's scheduling noise), drawn from the flow's own random
+    /// stream. Results of a deterministic simulation can hinge on sub-millisecond phase (which
+    /// flow loses at an overflow); a little jitter, averaged over seeds, removes that
+    /// dependence. Default 0 (none); at most 1 s.
+    #[serde(default)]
+    pub send_jitter: Option<Duration>,
     /// Pacing: "auto" (only algorithms that ask for it, such as BBR, as Linux without the
     /// `fq` qdisc), "on" (every flow, at its algorithm's rate or Linux's
     /// `tcp_update_pacing_rate` rule, as Linux with `fq`) or "off". Default "auto".

@@ -16,6 +16,7 @@
 use super::sender::Sender;
 use super::Io;
 use crate::config::Pacing;
+use crate::rng::Rng;
 use crate::tcp::TcpParams;
 use crate::time::SimTime;
 
@@ -31,6 +32,11 @@ pub(super) struct Pacer {
     linux_rule: bool,
     ss_ratio: f64,
     ca_ratio: f64,
+    /// Send jitter: the largest wait, and the flow's random stream (`with_send_jitter`).
+    jitter: SimTime,
+    rng: Option<Rng>,
+    /// The next segment's jitter is already in `next`.
+    drawn: bool,
 }
 
 impl Pacer {
@@ -78,8 +84,32 @@ impl Sender {
                 linux_rule: !wants,
                 ss_ratio: p.pacing_ss_ratio,
                 ca_ratio: p.pacing_ca_ratio,
+                jitter: SimTime::ZERO,
+                rng: None,
+                drawn: false,
             }));
         }
+        self
+    }
+
+    /// Makes each segment wait a uniform random time in `[0, jitter]` before it leaves, in
+    /// order, as ns-2's `overhead_` (`TcpAgent::send_much` with its `delsnd_timer_`): the
+    /// wait is drawn when a segment could leave and the next is drawn once it has. Without
+    /// pacing the sender still goes through the pacing timer, at an unlimited rate.
+    pub fn with_send_jitter(mut self, jitter: SimTime, rng: Rng) -> Sender {
+        let p = self.pacer.get_or_insert_with(|| {
+            Box::new(Pacer {
+                next: SimTime::ZERO,
+                linux_rule: false,
+                ss_ratio: 0.0,
+                ca_ratio: 0.0,
+                jitter: SimTime::ZERO,
+                rng: None,
+                drawn: false,
+            })
+        });
+        p.jitter = jitter;
+        p.rng = Some(rng);
         self
     }
 
@@ -92,7 +122,16 @@ impl Sender {
 
     #[inline(never)]
     fn paced_allows(&mut self, now: SimTime) -> bool {
-        let next = self.pacer.as_deref().map_or(now, |p| p.next);
+        let Some(p) = self.pacer.as_deref_mut() else {
+            return true;
+        };
+        if let (Some(rng), false) = (p.rng.as_mut(), p.drawn) {
+            // This segment's wait, from when it could first leave.
+            let wait = SimTime::from_secs_f64(rng.uniform() * p.jitter.as_secs_f64());
+            p.next = p.next.max(now) + wait;
+            p.drawn = true;
+        }
+        let next = p.next;
         if next <= now {
             return true;
         }
@@ -123,6 +162,7 @@ impl Sender {
         };
         let prior = p.next;
         p.next = p.next.max(now);
+        p.drawn = false;
         if early || !(rate.is_finite() && rate > 0.0) {
             return;
         }

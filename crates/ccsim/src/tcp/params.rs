@@ -46,6 +46,8 @@ pub struct TcpParams {
     pub pacing: Pacing,
     /// Proportional Rate Reduction (RFC 6937) as SACK recovery's window rule.
     pub prr: bool,
+    /// Each segment waits a uniform random time up to this before it leaves (zero: none).
+    pub send_jitter: SimTime,
     /// Linux's `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio`, percent.
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
