@@ -80,6 +80,10 @@ pub(super) struct TxRecord {
     first_tx: SimTime,
     in_flight: u32,
     app_limited: bool,
+    /// Counted as delivered (SACKed once). Kept when the segment is sent again after a timeout
+    /// made the sender forget its SACK marks: the receiver has it, and counting it a second
+    /// time would inflate the delivered count and every rate sampled across it.
+    counted: bool,
 }
 
 /// The connection's delivery state and its segments' records.
@@ -136,16 +140,18 @@ impl Sender {
             r.first_tx = now;
             r.delivered_time = now;
         }
-        let rec = TxRecord {
+        let mut rec = TxRecord {
             delivered,
             delivered_time: OptTime::some(r.delivered_time),
             first_tx: r.first_tx,
             in_flight,
             app_limited,
+            counted: false,
         };
         if idx == r.records.len() {
             r.records.push_back(rec);
         } else {
+            rec.counted = r.records[idx].counted;
             r.records[idx] = rec;
         }
     }
@@ -157,10 +163,14 @@ impl Sender {
         let idx = (seg - self.una) as usize;
         let meta = self.segs[idx];
         let end = seg + 1;
-        self.st.delivered += 1;
         let Some(r) = self.rate.as_mut() else {
             return;
         };
+        if r.records[idx].counted {
+            return;
+        }
+        r.records[idx].counted = true;
+        self.st.delivered += 1;
         r.rs.acked_sacked += 1;
         let sent = meta.sent();
         if !meta.retx() && r.rtt_sent.get().is_none_or(|t| sent > t) {
@@ -203,9 +213,7 @@ impl Sender {
     #[inline(never)]
     pub(super) fn rate_acked(&mut self, ack: u64) {
         for s in self.una..ack {
-            if !self.segs[(s - self.una) as usize].sacked() {
-                self.rate_delivered(s, false);
-            }
+            self.rate_delivered(s, false);
         }
         if let Some(r) = self.rate.as_mut() {
             r.records.drain(..(ack - self.una) as usize);

@@ -5,6 +5,7 @@ use crate::config::Profile;
 use crate::packet::{flags, wire_seq, Kind, Packet};
 use crate::tcp::cc::{Cc, Reno};
 use crate::tcp::slow_start::SlowStart;
+use crate::tcp::timer::Timers;
 use crate::trace::Recorder;
 
 struct Rig {
@@ -51,10 +52,29 @@ impl Rig {
 
     /// The same, echoing the timestamp `ts_ecr` (zero: none).
     fn ack_echoing(&mut self, ms: u64, seg: u64, ts_ecr: SimTime) -> RateSample {
+        self.ack_full(ms, seg, ts_ecr, None)
+    }
+
+    /// A duplicate or cumulative ACK with one SACK block of segments `[a, b)`.
+    fn sack(&mut self, ms: u64, seg: u64, block: (u64, u64)) -> RateSample {
+        self.ack_full(ms, seg, SimTime::ZERO, Some(block))
+    }
+
+    fn ack_full(
+        &mut self,
+        ms: u64,
+        seg: u64,
+        ts_ecr: SimTime,
+        block: Option<(u64, u64)>,
+    ) -> RateSample {
         let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
         a.ack = wire_seq(seg * 1000);
         a.flags = flags::ACK;
         a.ts_ecr = ts_ecr;
+        if let Some((x, y)) = block {
+            a.sack[0] = (wire_seq(x * 1000), wire_seq(y * 1000));
+            a.n_sack = 1;
+        }
         self.at(ms, |s, io| s.on_ack(&a, io));
         self.s.last_rate_sample().expect("a sample per ACK")
     }
@@ -159,4 +179,25 @@ fn segments_sent_while_application_limited_mark_their_samples_until_the_bubble_i
     let in_flight_after = r.s.high - 14;
     r.ack(32, 14);
     assert_eq!(r.s.st.app_limited, r.s.st.delivered + in_flight_after);
+}
+
+#[test]
+fn a_segment_sacked_before_a_timeout_is_not_delivered_twice() {
+    let mut r = Rig::new();
+    // Segments 0–3 are out; 1–3 are SACKed (3 delivered, each counted once). Three SACKed
+    // above it, segment 0 is lost (RFC 6675 IsLost): fast recovery resends it and, the
+    // window (ssthresh 2) allowing, sends segment 4.
+    r.sack(11, 0, (1, 4));
+    assert_eq!((r.s.st.delivered, r.s.st.lost, r.s.high), (3, 1, 5));
+    // The retransmission timer fires: the sender forgets its SACK marks (RFC 6675 §5.1) and
+    // goes back to segment 0; every un-SACKed segment outstanding not yet counted lost is
+    // (Linux `tcp_enter_loss`): segment 4.
+    let rto = r.s.rto_timer.deadline().unwrap();
+    let t = rto.as_nanos() / 1_000_000;
+    r.at(t, |s, io| s.on_timer(crate::tcp::timer::TimerName::Rto, io));
+    assert_eq!(r.s.st.lost, 2);
+    // The cumulative ACK of all four delivers only segment 0 anew: 4 in all, not 7.
+    let rs = r.ack(t + 10, 4);
+    assert_eq!(r.s.st.delivered, 4);
+    assert_eq!(rs.acked_sacked, 1);
 }
