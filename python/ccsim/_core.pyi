@@ -17,6 +17,7 @@ __all__ = [
     "Simulation",
     "Connection",
     "Ack",
+    "RateSample",
 ]
 
 class ScenarioError(ValueError):
@@ -73,8 +74,9 @@ class Simulation:
 
 @final
 class Connection:
-    """The sender's state as a Python congestion control sees it: ``cwnd`` and ``ssthresh``
-    (segments) may be set, the rest is read-only."""
+    """The sender's state as a Python congestion control sees it: ``cwnd``, ``ssthresh``
+    (segments), ``pacing_rate`` (bytes per second) and ``app_limited`` may be set, the rest is
+    read-only."""
 
     @property
     def cwnd(self) -> float:
@@ -129,6 +131,29 @@ class Connection:
         """Simulated time in the core's whole nanoseconds."""
 
     @property
+    def pacing_rate(self) -> float:
+        """Pacing rate, bytes per second (infinite: unpaced); it paces the flow when the class
+        sets ``needs_pacing = True``. Setting a non-positive or NaN value raises ValueError."""
+
+    @pacing_rate.setter
+    def pacing_rate(self, v: float) -> None: ...
+    @property
+    def delivered(self) -> int:
+        """Segments delivered so far (Linux ``tp->delivered``; 0 unless the algorithm defines
+        ``cong_control`` or the flow's ``delivery_rate`` is traced)."""
+
+    @property
+    def lost(self) -> int:
+        """Segments marked lost so far (Linux ``tp->lost``), counted as ``delivered`` is."""
+
+    @property
+    def app_limited(self) -> int:
+        """The delivered count at which the application-limited period ends, 0 when not
+        application-limited (Linux ``tp->app_limited``)."""
+
+    @app_limited.setter
+    def app_limited(self, v: int) -> None: ...
+    @property
     def flow(self) -> str:
         """The flow's name."""
 
@@ -166,3 +191,56 @@ class Ack:
     @property
     def ece(self) -> bool:
         """The ACK carried ECN-Echo."""
+
+@final
+class RateSample:
+    """One ACK's delivery-rate sample (Linux ``struct rate_sample``), in seconds and
+    segments."""
+
+    @property
+    def delivered(self) -> int:
+        """Segments delivered over the sampling interval (0 for an invalid sample)."""
+
+    @property
+    def interval(self) -> float | None:
+        """The sampling interval, seconds; None for an invalid sample."""
+
+    @property
+    def rate(self) -> float | None:
+        """The delivery rate, segments per second; None for an invalid sample."""
+
+    @property
+    def acked_sacked(self) -> int:
+        """Segments this ACK newly SACKed or acknowledged."""
+
+    @property
+    def losses(self) -> int:
+        """Segments newly marked lost while handling this ACK."""
+
+    @property
+    def prior_in_flight(self) -> int:
+        """Segments in flight before this ACK."""
+
+    @property
+    def in_flight(self) -> int:
+        """Segments in flight after this ACK."""
+
+    @property
+    def rtt(self) -> float | None:
+        """The RTT of the newest segment this ACK delivered, seconds, if never retransmitted."""
+
+    @property
+    def is_app_limited(self) -> bool:
+        """Some moment of the sampled window left the connection without data to send."""
+
+    @property
+    def is_retrans(self) -> bool:
+        """The sampled segment was a retransmission."""
+
+    @property
+    def prior_delivered(self) -> int:
+        """The connection's delivered count when the sampled segment was sent."""
+
+    @property
+    def delivered_time(self) -> float:
+        """When the connection's delivered count last grew, seconds."""

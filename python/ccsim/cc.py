@@ -37,32 +37,66 @@ from typing import Any
 
 from .errors import ScenarioError
 
-HOOKS = ("ssthresh", "cong_avoid", "pkts_acked", "set_state", "cwnd_event")
+HOOKS = (
+    "ssthresh",
+    "cong_avoid",
+    "pkts_acked",
+    "set_state",
+    "cwnd_event",
+    "init",
+    "cong_control",
+)
 
 
 class CongestionControl:
     """Base class of a congestion control written in Python.
 
     Each hook gets ``conn``, a view of the sender's state: ``cwnd`` and ``ssthresh``
-    (segments) may be set; ``mss``, ``srtt``, ``min_rtt`` (seconds), ``in_flight``,
-    ``snd_una``, ``snd_nxt`` (segments), ``rwnd``, ``ca_state`` (``"open"``, ``"cwr"``,
-    ``"recovery"``, ``"loss"``), ``now`` (seconds), ``flow`` and ``in_slow_start`` are read
-    only; ``conn.slow_start(acked)`` and ``conn.cong_avoid_ai(w, acked)`` are Linux's
-    ``tcp_slow_start`` (with the connection's slow-start rule) and ``tcp_cong_avoid_ai``.
-    ACK hooks also get ``ack``: ``segments`` and ``acked`` (newly acknowledged; ``acked``
-    counts per the connection's ``ack_counting``), ``rtt`` (seconds, or None) and ``ece``.
+    (segments), ``pacing_rate`` (bytes per second, ``math.inf`` for unpaced) and
+    ``app_limited`` may be set; ``mss``, ``srtt``, ``min_rtt`` (seconds), ``in_flight``,
+    ``snd_una``, ``snd_nxt``, ``delivered``, ``lost`` (segments), ``rwnd``, ``ca_state``
+    (``"open"``, ``"cwr"``, ``"recovery"``, ``"loss"``), ``now`` (seconds), ``flow`` and
+    ``in_slow_start`` are read only; ``conn.slow_start(acked)`` and
+    ``conn.cong_avoid_ai(w, acked)`` are Linux's ``tcp_slow_start`` (with the connection's
+    slow-start rule) and ``tcp_cong_avoid_ai``. ACK hooks also get ``ack``: ``segments`` and
+    ``acked`` (newly acknowledged; ``acked`` counts per the connection's ``ack_counting``),
+    ``rtt`` (seconds, or None) and ``ece``.
 
-    An exception in a hook, or a window left non-positive, NaN or infinite, stops the run with
-    :class:`ccsim.CongestionControlError` naming the hook, the flow and the simulated time.
+    Two ways to set the window, as in Linux:
+
+    - ``ssthresh`` and ``cong_avoid`` (both required): the sender's slow-start rules, ECN and
+      loss recovery set the window around them;
+    - ``cong_control`` (Linux's, as BBR uses it): called on every ACK, in every state, with
+      the ACK's delivery-rate sample; the algorithm sets the window itself and the sender
+      applies neither ``cong_avoid`` nor its recovery and ECN window rules (after a timeout it
+      still sets the loss window, one segment, as Linux does). ``cong_avoid`` must then be
+      left out, and ``ssthresh`` may be (the threshold then stays as it is).
+
+    A class that sets ``needs_pacing = True`` is paced at the ``conn.pacing_rate`` it sets
+    (under the flow's default ``pacing = "auto"``; Linux's ``SK_PACING_NEEDED``).
+    ``conn.delivered``, ``conn.lost`` and ``conn.app_limited`` are kept for an algorithm that
+    defines ``cong_control`` (or a flow whose ``delivery_rate`` is traced); 0 otherwise.
+    Hooks a class does not define cost nothing.
+
+    An exception in a hook, a window left non-positive, NaN or infinite, or a pacing rate set
+    non-positive or NaN, stops the run with :class:`ccsim.CongestionControlError` naming the
+    hook, the flow and the simulated time.
     """
 
+    #: Whether the flow is paced at the ``conn.pacing_rate`` this algorithm sets (Linux's
+    #: ``SK_PACING_NEEDED``): under the flow's default ``pacing = "auto"`` it is, and the
+    #: sender leaves the rate to the algorithm. ``pacing = "off"`` still turns pacing off.
+    needs_pacing: bool = False
+
     def ssthresh(self, conn: Any) -> float:
-        """Required: the slow-start threshold after a loss or an ECN echo (segments). Return
-        it; the sender assigns it (the window itself is set by loss recovery)."""
+        """Required (unless ``cong_control`` is defined): the slow-start threshold after a loss
+        or an ECN echo (segments). Return it; the sender assigns it (the window itself is set by
+        loss recovery)."""
         raise NotImplementedError
 
     def cong_avoid(self, conn: Any, ack: Any) -> None:
-        """Required: window growth on an ACK of new data outside loss recovery."""
+        """Required (unless ``cong_control`` is defined, which excludes it): window growth on
+        an ACK of new data outside loss recovery."""
         raise NotImplementedError
 
     def pkts_acked(self, conn: Any, ack: Any) -> None:
@@ -74,6 +108,19 @@ class CongestionControl:
 
     def cwnd_event(self, conn: Any, event: str) -> None:
         """``"tx_start"``, ``"timeout"``, ``"ecn_echo"`` or ``"recovery_exit"``."""
+
+    def init(self, conn: Any) -> None:
+        """The connection is established and about to send (Linux ``init``): set the initial
+        pacing rate or state here."""
+
+    def cong_control(self, conn: Any, rs: Any) -> None:
+        """Linux's ``cong_control``: every ACK, in every state, with ``rs``, the ACK's
+        delivery-rate sample (read only): ``delivered`` (segments over the ``interval``,
+        seconds, None for an invalid sample), ``rate`` (segments per second, or None),
+        ``acked_sacked``, ``losses``, ``prior_in_flight``, ``in_flight``, ``prior_delivered``
+        (segments), ``rtt`` (seconds, or None), ``is_app_limited``, ``is_retrans`` and
+        ``delivered_time`` (seconds). Defining it makes the algorithm set its own window (and
+        pacing rate) here; see the class's documentation."""
 
     def _defined_hooks(self) -> list[str]:
         """The hooks this class defines (the core calls only those)."""

@@ -5,6 +5,7 @@
 
 mod heap;
 mod python_cc;
+mod rate_sample;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -229,5 +230,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<python_cc::Connection>()?;
     m.add_class::<python_cc::Ack>()?;
+    m.add_class::<rate_sample::RateSample>()?;
     Ok(())
 }

@@ -2,11 +2,17 @@
 //! of the core (`ccsim::tcp::cc::external`).
 //!
 //! Each hook the Python class defines is called with the GIL taken for the call (the run
-//! itself holds none), with a `Connection` view of the sender's state and, for ACKs, an `Ack`.
-//! The view's `cwnd` and `ssthresh` are written back after the hook. A hook that raises, or
-//! leaves the window not a positive finite number, ends the algorithm's part in the run: the
-//! failure (hook, flow, simulated time, exception) is kept for the Python runner, which stops
-//! at the end of the current step and raises it; meanwhile the hooks are no longer called.
+//! itself holds none), with a `Connection` view of the sender's state and, for ACKs, an `Ack`
+//! (or, for `cong_control`, a `RateSample`). The view's `cwnd`, `ssthresh`, `pacing_rate` and
+//! `app_limited` are written back after the hook. A hook that raises, or leaves the window not
+//! a positive finite number, ends the algorithm's part in the run: the failure (hook, flow,
+//! simulated time, exception) is kept for the Python runner, which stops at the end of the
+//! current step and raises it; meanwhile the hooks are no longer called.
+//!
+//! Hooks the class does not define are not called at all (`Hooks`), so an algorithm with only
+//! `ssthresh` and `cong_avoid` pays for none of the others: without `cong_control` the sender
+//! keeps no delivery-rate records for it, and without `needs_pacing` it is not paced (unless
+//! the scenario asks, and then at Linux's rate).
 
 use std::sync::{Arc, Mutex};
 
@@ -16,8 +22,10 @@ use pyo3::types::PyList;
 
 use ccsim::tcp::cc::{
     cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, ExternalAlgorithm,
-    ExternalFactory, TcpState,
+    ExternalFactory, RateSample as CoreSample, TcpState,
 };
+
+use crate::rate_sample::RateSample;
 
 /// The first failure of a Python hook in a run.
 pub struct Failure {
@@ -30,8 +38,8 @@ pub struct Failure {
 /// Shared by a simulation and its Python algorithms.
 pub type FailureSlot = Arc<Mutex<Option<Failure>>>;
 
-/// The sender's state as a Python hook sees it: `cwnd` and `ssthresh` (segments) may be set,
-/// the rest is read-only.
+/// The sender's state as a Python hook sees it: `cwnd`, `ssthresh` (segments), `pacing_rate`
+/// (bytes per second) and `app_limited` may be set, the rest is read-only.
 #[pyclass(module = "ccsim._core")]
 pub struct Connection {
     st: TcpState,
@@ -121,6 +129,57 @@ impl Connection {
     fn now_ns(&self) -> u64 {
         self.st.now.as_nanos()
     }
+    /// Pacing rate, bytes per second (infinite: unpaced). It paces the flow when the class
+    /// sets `needs_pacing = True` (and the scenario's `pacing` is not "off"); otherwise a paced
+    /// sender sets it by Linux's rule after every ACK.
+    #[getter]
+    fn pacing_rate(&self) -> f64 {
+        self.st.pacing_rate
+    }
+    #[setter]
+    fn set_pacing_rate(&mut self, v: f64) -> PyResult<()> {
+        if v.is_nan() || v <= 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "pacing_rate = {v}: the pacing rate must be a positive number of bytes per \
+                 second (math.inf for unpaced)"
+            )));
+        }
+        self.st.pacing_rate = v;
+        Ok(())
+    }
+    /// Segments delivered (SACKed or cumulatively acknowledged) so far (Linux `tp->delivered`):
+    /// counted for an algorithm that defines `cong_control` (or a flow whose `delivery_rate`
+    /// is traced), 0 otherwise.
+    #[getter]
+    fn delivered(&self) -> u64 {
+        self.st.delivered
+    }
+    /// Segments marked lost so far (Linux `tp->lost`), counted as `delivered` is.
+    #[getter]
+    fn lost(&self) -> u64 {
+        self.st.lost
+    }
+    /// Nonzero while the connection is application-limited: the delivered count at which that
+    /// ends (Linux `tp->app_limited`); 0 when it is not. An algorithm may set it to keep the
+    /// coming samples marked application-limited (BBR in ProbeRTT).
+    #[getter]
+    fn app_limited(&self) -> u64 {
+        self.st.app_limited
+    }
+    #[setter]
+    fn set_app_limited(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Ok(n) = v.extract::<u64>() else {
+            return Err(PyValueError::new_err(format!(
+                "app_limited = {}: expected a whole number of segments, 0 or more (0: not \
+                 application-limited)",
+                v.repr()
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|_| "?".into())
+            )));
+        };
+        self.st.app_limited = n;
+        Ok(())
+    }
     /// The flow's name.
     #[getter]
     fn flow(&self) -> &str {
@@ -174,12 +233,45 @@ impl Ack {
     }
 }
 
-/// Which optional hooks the Python class defines (the base class's do nothing).
+/// Which hooks the Python class defines (the base class's do nothing), and whether it asks to
+/// be paced (its `needs_pacing`).
 #[derive(Clone, Copy, Debug, Default)]
 struct Hooks {
+    ssthresh: bool,
+    cong_avoid: bool,
     pkts_acked: bool,
     set_state: bool,
     cwnd_event: bool,
+    init: bool,
+    cong_control: bool,
+    needs_pacing: bool,
+}
+
+/// What a hook may have changed in the connection: written back to the sender after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Written {
+    cwnd: f64,
+    ssthresh: f64,
+    pacing_rate: f64,
+    app_limited: u64,
+}
+
+impl Written {
+    fn of(st: &TcpState) -> Written {
+        Written {
+            cwnd: st.cwnd,
+            ssthresh: st.ssthresh,
+            pacing_rate: st.pacing_rate,
+            app_limited: st.app_limited,
+        }
+    }
+
+    fn apply(self, st: &mut TcpState) {
+        st.cwnd = self.cwnd;
+        st.ssthresh = self.ssthresh;
+        st.pacing_rate = self.pacing_rate;
+        st.app_limited = self.app_limited;
+    }
 }
 
 /// One flow's Python algorithm.
@@ -209,15 +301,35 @@ impl PyAlgorithm {
         let obj = factory.call1(py, (flow,))?;
         let names: Vec<String> = obj.call_method0(py, "_defined_hooks")?.extract(py)?;
         let has = |n: &str| names.iter().any(|x| x == n);
-        for required in ["ssthresh", "cong_avoid"] {
-            if !has(required) {
-                let cls = obj.bind(py).get_type().name()?;
+        let cls = obj.bind(py).get_type().name()?;
+        if has("cong_control") {
+            // Linux's tcp_cong_control calls cong_control instead of cong_avoid, never both:
+            // a cong_avoid beside it would be dead code the author may believe runs.
+            if has("cong_avoid") {
                 return Err(PyValueError::new_err(format!(
-                    "{cls} defines no {required}(): a congestion control must define \
-                     ssthresh() and cong_avoid() (Linux's required hooks)"
+                    "{cls} defines both cong_control() and cong_avoid(): an algorithm with \
+                     cong_control sets its window on every ACK and cong_avoid is never called \
+                     (Linux's contract); move its window growth into cong_control"
                 )));
             }
+        } else {
+            for required in ["ssthresh", "cong_avoid"] {
+                if !has(required) {
+                    return Err(PyValueError::new_err(format!(
+                        "{cls} defines no {required}(): a congestion control must define \
+                         ssthresh() and cong_avoid() (Linux's required hooks), or \
+                         cong_control()"
+                    )));
+                }
+            }
         }
+        let needs_pacing = obj.getattr(py, "needs_pacing")?;
+        let Ok(needs_pacing) = needs_pacing.extract::<bool>(py) else {
+            return Err(PyValueError::new_err(format!(
+                "{cls}.needs_pacing = {}: expected True or False",
+                needs_pacing.bind(py).repr()?
+            )));
+        };
         let st = TcpState {
             cwnd: 1.0,
             ssthresh: f64::INFINITY,
@@ -248,9 +360,14 @@ impl PyAlgorithm {
             factory: factory.clone_ref(py),
             conn,
             hooks: Hooks {
+                ssthresh: has("ssthresh"),
+                cong_avoid: has("cong_avoid"),
                 pkts_acked: has("pkts_acked"),
                 set_state: has("set_state"),
                 cwnd_event: has("cwnd_event"),
+                init: has("init"),
+                cong_control: has("cong_control"),
+                needs_pacing,
             },
             failure: failure.clone(),
             flow: flow.to_string(),
@@ -274,25 +391,27 @@ impl PyAlgorithm {
         }
     }
 
-    /// Calls hook `hook` with the connection set to `st`, and returns the connection's window
-    /// and threshold after it, checked, or None where it failed (recorded).
+    /// Calls hook `hook` with the connection set to `st`, and returns what the hook left in
+    /// the connection (window and threshold checked; the pacing rate and `app_limited` are
+    /// checked by their setters), or None where it failed (recorded).
     fn call(
         &self,
         hook: &'static str,
         st: &TcpState,
         args: impl FnOnce(Python<'_>, Py<Connection>) -> PyResult<Py<PyAny>>,
-    ) -> Option<(f64, f64, Py<PyAny>)> {
+    ) -> Option<(Written, Py<PyAny>)> {
         if self.failed() {
             return None;
         }
-        let out = Python::attach(|py| -> PyResult<(f64, f64, Py<PyAny>)> {
+        let out = Python::attach(|py| -> PyResult<(Written, Py<PyAny>)> {
             {
                 let mut c = self.conn.borrow_mut(py);
                 c.st = st.clone();
             }
             let ret = args(py, self.conn.clone_ref(py))?;
             let c = self.conn.borrow(py);
-            let (cwnd, ssthresh) = (c.st.cwnd, c.st.ssthresh);
+            let written = Written::of(&c.st);
+            let (cwnd, ssthresh) = (written.cwnd, written.ssthresh);
             if !(cwnd.is_finite() && cwnd > 0.0) {
                 return Err(PyValueError::new_err(format!(
                     "left cwnd = {cwnd}: the window must be a positive finite number of segments"
@@ -304,7 +423,7 @@ impl PyAlgorithm {
                      segments (infinite for none)"
                 )));
             }
-            Ok((cwnd, ssthresh, ret))
+            Ok((written, ret))
         });
         match out {
             Ok(v) => Some(v),
@@ -322,15 +441,19 @@ impl PyAlgorithm {
         st: &mut TcpState,
         args: impl FnOnce(Python<'_>, Py<Connection>) -> PyResult<Py<PyAny>>,
     ) {
-        if let Some((cwnd, ssthresh, _)) = self.call(hook, st, args) {
-            st.cwnd = cwnd;
-            st.ssthresh = ssthresh;
+        if let Some((written, _)) = self.call(hook, st, args) {
+            written.apply(st);
         }
     }
 }
 
 impl CongestionControl for PyAlgorithm {
     fn ssthresh(&self, st: &TcpState) -> f64 {
+        // Without the hook (an algorithm with cong_control may leave it out), the threshold
+        // stays as it is, as BBR's `bbr_ssthresh` keeps it.
+        if !self.hooks.ssthresh {
+            return st.ssthresh;
+        }
         // Once the algorithm has failed, Reno's halving keeps the rest of the step sane until
         // the runner stops the run.
         let fallback = (st.cwnd.min(st.rwnd) / 2.0).max(2.0);
@@ -338,7 +461,7 @@ impl CongestionControl for PyAlgorithm {
         let out = self.call("ssthresh", st, |py, c| {
             obj.call_method1(py, "ssthresh", (c,))
         });
-        let Some((_, _, ret)) = out else {
+        let Some((_, ret)) = out else {
             return fallback;
         };
         let v = Python::attach(|py| ret.extract::<f64>(py));
@@ -357,6 +480,10 @@ impl CongestionControl for PyAlgorithm {
     }
 
     fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
+        // Not defined when cong_control is (`make`): that one sets the window instead.
+        if !self.hooks.cong_avoid {
+            return;
+        }
         let obj = &self.obj;
         self.call_mut("cong_avoid", st, |py, c| {
             obj.call_method1(py, "cong_avoid", (c, Ack::of(ack)))
@@ -371,10 +498,15 @@ impl CongestionControl for PyAlgorithm {
         let out = self.call("pkts_acked", st, |py, c| {
             obj.call_method1(py, "pkts_acked", (c, Ack::of(ack)))
         });
-        if let Some((cwnd, ssthresh, _)) = out {
-            if cwnd != st.cwnd || ssthresh != st.ssthresh {
+        if let Some((written, _)) = out {
+            let before = Written::of(st);
+            if written.cwnd != before.cwnd || written.ssthresh != before.ssthresh {
                 let msg = "changed the window: pkts_acked observes (Linux's contract); \
-                           window changes belong in cong_avoid";
+                           window changes belong in cong_avoid (or cong_control)";
+                self.fail("pkts_acked", st, PyValueError::new_err(msg));
+            } else if written != before {
+                let msg = "changed pacing_rate or app_limited: pkts_acked observes (Linux's \
+                           contract); set them in cong_avoid or cong_control";
                 self.fail("pkts_acked", st, PyValueError::new_err(msg));
             }
         }
@@ -404,6 +536,30 @@ impl CongestionControl for PyAlgorithm {
         self.call_mut("cwnd_event", st, |py, c| {
             obj.call_method1(py, "cwnd_event", (c, name))
         });
+    }
+
+    fn init(&mut self, st: &mut TcpState) {
+        if !self.hooks.init {
+            return;
+        }
+        let obj = &self.obj;
+        self.call_mut("init", st, |py, c| obj.call_method1(py, "init", (c,)));
+    }
+
+    fn cong_control(&mut self, st: &mut TcpState, rs: &CoreSample) {
+        // The sender calls it only when `controls_window` is true, that is when defined.
+        let obj = &self.obj;
+        self.call_mut("cong_control", st, |py, c| {
+            obj.call_method1(py, "cong_control", (c, RateSample::of(rs)))
+        });
+    }
+
+    fn controls_window(&self) -> bool {
+        self.hooks.cong_control
+    }
+
+    fn wants_pacing(&self) -> bool {
+        self.hooks.needs_pacing
     }
 }
 

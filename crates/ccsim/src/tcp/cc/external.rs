@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::{
     AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, Feedback, ParamError,
-    TcpState,
+    RateSample, TcpState,
 };
 
 /// An algorithm supplied by the embedding program.
@@ -90,6 +90,24 @@ impl CongestionControl for External {
     fn holding(&self) -> Option<bool> {
         self.0.holding()
     }
+    fn init(&mut self, st: &mut TcpState) {
+        self.0.init(st)
+    }
+    fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
+        self.0.cong_control(st, rs)
+    }
+    fn controls_window(&self) -> bool {
+        self.0.controls_window()
+    }
+    fn wants_pacing(&self) -> bool {
+        self.0.wants_pacing()
+    }
+    fn mode(&self) -> Option<f64> {
+        self.0.mode()
+    }
+    fn min_rtt_estimate(&self) -> Option<f64> {
+        self.0.min_rtt_estimate()
+    }
 }
 
 #[cfg(test)]
@@ -116,6 +134,61 @@ mod tests {
             self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             Box::new(Counted(Reno, self.1.clone()))
         }
+    }
+
+    /// An algorithm that sets its window from rate samples and asks for pacing, with a mode
+    /// and a minimum-RTT estimate: each hook leaves its mark.
+    #[derive(Debug, Default)]
+    struct Own {
+        inits: u32,
+    }
+
+    impl CongestionControl for Own {
+        fn ssthresh(&self, st: &TcpState) -> f64 {
+            st.ssthresh
+        }
+        fn cong_avoid(&mut self, _st: &mut TcpState, _ack: &AckSample) {}
+        fn init(&mut self, st: &mut TcpState) {
+            self.inits += 1;
+            st.pacing_rate = 1e6;
+        }
+        fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
+            st.cwnd = rs.delivered as f64 + self.inits as f64;
+        }
+        fn controls_window(&self) -> bool {
+            true
+        }
+        fn wants_pacing(&self) -> bool {
+            true
+        }
+        fn mode(&self) -> Option<f64> {
+            Some(2.0)
+        }
+        fn min_rtt_estimate(&self) -> Option<f64> {
+            Some(0.04)
+        }
+    }
+
+    impl ExternalAlgorithm for Own {
+        fn fresh(&self) -> Box<dyn ExternalAlgorithm> {
+            Box::new(Own::default())
+        }
+    }
+
+    #[test]
+    fn forwards_the_rate_and_pacing_hooks() {
+        let mut a = External(Box::new(Own::default()));
+        assert!(a.controls_window() && a.wants_pacing());
+        assert_eq!((a.mode(), a.min_rtt_estimate()), (Some(2.0), Some(0.04)));
+        let mut st = super::super::test_state(10.0, 100.0);
+        a.init(&mut st);
+        assert_eq!(st.pacing_rate, 1e6);
+        let rs = RateSample {
+            delivered: 7,
+            ..RateSample::default()
+        };
+        a.cong_control(&mut st, &rs);
+        assert_eq!(st.cwnd, 8.0);
     }
 
     #[test]
