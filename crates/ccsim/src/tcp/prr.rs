@@ -9,12 +9,14 @@
 //! towards ssthresh no faster than slow start (the slow-start reduction bound, SSRB).
 //! Each ACK in recovery sets
 //!
-//!     prr_delivered += delivered by the ACK
-//!     if pipe > ssthresh:  sndcnt = ⌈ssthresh · prr_delivered / prior_cwnd⌉ − prr_out
-//!     else:                sndcnt = min(ssthresh − pipe,
-//!                                       max(prr_delivered − prr_out, delivered) + [una advanced])
-//!     sndcnt = max(sndcnt, 1 if nothing was sent in recovery yet)
-//!     cwnd = pipe + sndcnt
+//! ```text
+//! prr_delivered += delivered by the ACK
+//! if pipe > ssthresh:  sndcnt = ⌈ssthresh · prr_delivered / prior_cwnd⌉ − prr_out
+//! else:                sndcnt = min(ssthresh − pipe,
+//!                                   max(prr_delivered − prr_out, delivered) + [una advanced])
+//! sndcnt = max(sndcnt, 1 if nothing was sent in recovery yet)
+//! cwnd = pipe + sndcnt
+//! ```
 //!
 //! and recovery ends with cwnd = ssthresh. As Linux: `prior_cwnd` (the window when recovery
 //! began) stands for the RFC's RecoverFS, the slow-start bound adds its segment only on an ACK
