@@ -1,5 +1,5 @@
 """A Gym-style environment on the ``gymnasium`` API, in which an agent sets one flow's
-congestion window each monitor interval (``pip install '.[gym]'``)::
+congestion window or pacing rate each monitor interval (``pip install '.[gym]'``)::
 
     from ccsim.gym import CongestionEnv
 
@@ -23,7 +23,7 @@ except ImportError as e:  # pragma: no cover - the extra not installed
     ) from e
 
 from .env import ACTIONS, INTERVALS, OBSERVATIONS, CongestionEnv, Episode, dumbbell
-from .monitor import AgentCC, IntervalStats
+from .monitor import AgentCC, IntervalStats, PacedAgentCC
 from .reward import aurora_reward
 from .vector import make_vec
 
@@ -35,6 +35,7 @@ __all__ = [
     "CongestionEnv",
     "Episode",
     "IntervalStats",
+    "PacedAgentCC",
     "aurora_reward",
     "dumbbell",
     "make_vec",

@@ -1,12 +1,13 @@
 """A Gym-style environment (the ``gymnasium`` API) in which an agent sets one flow's
-congestion window, one monitor interval at a time.
+congestion window or pacing rate, one monitor interval at a time.
 
 ``reset()`` builds a scenario (a one-flow dumbbell by default, any scenario by argument) whose
-flow ``flow`` runs :class:`~ccsim.gym.monitor.AgentCC`, and runs it until that flow's first RTT
-sample. ``step(action)`` sets the window and advances the simulation one monitor interval
+flow ``flow`` runs :class:`~ccsim.gym.monitor.AgentCC` (or, for the pacing actions,
+:class:`~ccsim.gym.monitor.PacedAgentCC`), and runs it until that flow's first RTT sample.
+``step(action)`` sets the window or rate and advances the simulation one monitor interval
 (``Simulation.run_until``), then observes the interval. The design follows Aurora (Jay et al.,
-ICML 2019: monitor intervals, latency ratio, the reward) with Orca's multiplicative window
-action (Abbasloo et al., SIGCOMM 2020).
+ICML 2019: monitor intervals, latency ratio, the reward, the multiplicative rate action) with
+Orca's multiplicative window action (Abbasloo et al., SIGCOMM 2020).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import _native, cc
+from ..result import Result
 from ..runner import _raise_failure, prepare, to_json
-from .monitor import MIN_CWND, AgentCC, IntervalStats
+from .monitor import MIN_CWND, AgentCC, IntervalStats, PacedAgentCC
 from .reward import aurora_reward
 
 # The observation of one interval, in this order (`history` intervals are concatenated,
@@ -44,7 +46,19 @@ OBSERVATIONS = (
 ACTIONS = {
     "cwnd": "the window itself, segments, in [2, max_cwnd]",
     "multiplicative": "cwnd × 2**a for a in [-1, 1] (halve to double per interval)",
+    "pacing": "the pacing rate itself, Mbit/s, in [min_rate, max_rate]",
+    "pacing_multiplicative": (
+        "Aurora's rate change: rate × (1 + 0.025·a) for a ≥ 0, rate / (1 − 0.025·a) for a < 0, "
+        "a in [-40, 40] (halve to double per interval)"
+    ),
 }
+# The actions that set the pacing rate (PacedAgentCC) rather than the window.
+PACING_ACTIONS = ("pacing", "pacing_multiplicative")
+# Aurora's scale of its rate action (PCC-RL's DELTA_SCALE, its sender's apply_rate_delta).
+AURORA_DELTA = 0.025
+# The bound of the Aurora action: 1 + 0.025 · 40 = 2, so the rate halves to doubles per
+# interval at most, as the window's multiplicative action.
+AURORA_BOUND = 40.0
 INTERVALS = {
     "min_rtt": "the flow's smallest RTT sample so far (its base RTT)",
     "srtt": "the flow's smoothed RTT",
@@ -52,6 +66,8 @@ INTERVALS = {
 # The monitor interval before the flow has any RTT sample (its start is later than the
 # episode's), seconds.
 NO_RTT_INTERVAL_S = 0.1
+# The series the environment adds to what the scenario traces (_keep_senders_in_step).
+ADDED_SERIES = ("cwnd", "delivery_rate")
 # How far reset() advances at a time while it waits for the flow's first RTT sample, seconds:
 # the first observation ends at most this long after it.
 PROBE_S = 0.001
@@ -118,8 +134,13 @@ class CongestionEnv(gymnasium.Env):
     dict or TOML path), or a callable that gets the episode's random generator
     (``self.np_random``) and returns one, for a new network each episode. ``flow``: the name of
     the TCP flow the agent drives (its ``cc`` is replaced). ``action``: ``"cwnd"`` (the window,
-    segments, in [2, ``max_cwnd``]) or ``"multiplicative"`` (``a`` in [-1, 1]: the window
-    times 2**a). ``interval``: the monitor interval, ``"min_rtt"`` (default: the flow's
+    segments, in [2, ``max_cwnd``]), ``"multiplicative"`` (``a`` in [-1, 1]: the window
+    times 2**a), ``"pacing"`` (the pacing rate, Mbit/s of TCP segments, in [``min_rate``,
+    ``max_rate``]) or ``"pacing_multiplicative"`` (Aurora's: ``a`` in [-40, 40], the rate
+    times 1 + 0.025·a, or divided by 1 − 0.025·a for a < 0); under the pacing actions the
+    window is held at ``pacing_cwnd_gain`` bandwidth-delay products at ``max_rate``
+    (:class:`~ccsim.gym.monitor.PacedAgentCC`), so that it does not limit the flow.
+    ``interval``: the monitor interval, ``"min_rtt"`` (default: the flow's
     smallest RTT sample so far, its base RTT), ``"srtt"`` (its smoothed RTT) or seconds.
     ``reward``: ``"aurora"`` (:func:`~ccsim.gym.aurora_reward`) or a callable of the interval's
     :class:`~ccsim.gym.IntervalStats` returning a number. ``history``: how many intervals each
@@ -127,8 +148,9 @@ class CongestionEnv(gymnasium.Env):
 
     Observations are ``float32`` vectors of :data:`OBSERVATIONS` per interval. An action
     outside the space is clipped to it. The episode ends, truncated, at the scenario's end;
-    ``terminated`` is always False. ``info`` holds ``time_s``, ``interval_s``, ``cwnd`` and the
-    interval's ``stats``.
+    ``terminated`` is always False; :meth:`result` then gives the run's
+    :class:`ccsim.Result`. ``info`` holds ``time_s``, ``interval_s``, ``cwnd``,
+    ``pacing_rate_bps`` and the interval's ``stats``.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
@@ -143,6 +165,9 @@ class CongestionEnv(gymnasium.Env):
         reward: str | Reward = "aurora",
         history: int = 1,
         max_cwnd: float = 1000.0,
+        min_rate: float = 0.1,
+        max_rate: float = 100.0,
+        pacing_cwnd_gain: float = 4.0,
     ):
         super().__init__()
         if action not in ACTIONS:
@@ -180,6 +205,17 @@ class CongestionEnv(gymnasium.Env):
             raise ValueError(
                 f"max_cwnd must be a number of segments > {MIN_CWND:g}; got {max_cwnd!r}"
             )
+        if not _positive(min_rate):
+            raise ValueError(f"min_rate must be a positive number of Mbit/s; got {min_rate!r}")
+        if not _positive(max_rate) or max_rate <= min_rate:
+            raise ValueError(
+                f"max_rate must be a number of Mbit/s > min_rate ({min_rate:g}); got {max_rate!r}"
+            )
+        if not _positive(pacing_cwnd_gain):
+            raise ValueError(
+                "pacing_cwnd_gain must be a positive number (the window under the pacing "
+                f"actions, in bandwidth-delay products at max_rate); got {pacing_cwnd_gain!r}"
+            )
         if not isinstance(flow, str) or not flow:
             raise ValueError(f"flow must be the name of a TCP flow of the scenario; got {flow!r}")
         self.flow = flow
@@ -188,6 +224,9 @@ class CongestionEnv(gymnasium.Env):
         self.reward_fn: Reward = reward
         self.history = history
         self.max_cwnd = float(max_cwnd)
+        self.min_rate = float(min_rate)
+        self.max_rate = float(max_rate)
+        self.pacing_cwnd_gain = float(pacing_cwnd_gain)
         self._scenario_fn: Callable[[np.random.Generator], Any] | None = None
         self._scenario: dict[str, Any] | None = None
         if scenario is None:
@@ -203,9 +242,19 @@ class CongestionEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0.0, np.inf, shape=(n,), dtype=np.float32)
         if action == "cwnd":
             self.action_space = spaces.Box(MIN_CWND, self.max_cwnd, shape=(1,), dtype=np.float32)
+        elif action == "pacing":
+            self.action_space = spaces.Box(
+                self.min_rate, self.max_rate, shape=(1,), dtype=np.float32
+            )
+        elif action == "pacing_multiplicative":
+            self.action_space = spaces.Box(
+                -AURORA_BOUND, AURORA_BOUND, shape=(1,), dtype=np.float32
+            )
         else:
             self.action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
         self._sim: Any = None
+        self._extracted: Any = None
+        self._result: Any = None
         self._agent: AgentCC | None = None
         self._obs: deque[np.ndarray] = deque(maxlen=history)
         self._ended = True
@@ -218,24 +267,54 @@ class CongestionEnv(gymnasium.Env):
         """Builds the episode's scenario, with a seed drawn from ``np_random``, and runs it
         until the agent's flow has its first RTT sample; ``options`` is not used."""
         super().reset(seed=seed)
-        return self._start(AgentCC())
+        return self._start(self._new_agent())
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._ended or self._agent is None:
             raise RuntimeError("the episode has ended (or not begun): call reset() first")
-        self._agent.target = self._target(action)
+        if isinstance(self._agent, PacedAgentCC):
+            self._agent.rate = self._rate(action)
+        else:
+            self._agent.target = self._target(action)
         return self._advance()
 
     def close(self) -> None:
         self._sim = None
         self._agent = None
+        self._result = None
         self._ended = True
+
+    def result(self) -> Result:
+        """The :class:`ccsim.Result` of the episode just ended (the last ``step`` returned
+        ``truncated``, or :meth:`rollout` returned): its flows table and the series its
+        scenario traced, as :func:`ccsim.run` gives them. The environment adds the ``cwnd``
+        and ``delivery_rate`` series to what the scenario traces (see the guide)."""
+        if self._sim is None or not self._ended:
+            raise RuntimeError(
+                "result() needs an episode run to its end: call it after the step that "
+                "returned truncated=True (or after rollout())"
+            )
+        if self._result is None:
+            raw = self._sim.finish()
+            _raise_failure(self._sim, self._external)
+            x = self._extracted
+            result = Result.from_core(raw, x.core)
+            # As ccsim.run names them: each Python algorithm by its class, not "external".
+            result.meta["external_cc"] = x.described
+            flows = result.flows
+            if "cc" in flows and "flow" in flows:
+                named = [x.label(str(f)) for f in flows["flow"]]
+                cc_names = zip(flows["cc"], named)
+                flows["cc"] = [n if c == "external" and n else c for c, n in cc_names]
+            self._result = result
+        return self._result
 
     def rollout(self, policy: Any, *, seed: int | None = None) -> Episode:
         """Runs one episode and returns it. ``policy``: a callable from an observation to an
         action, or a :class:`ccsim.CongestionControl` (an instance, copied, or a class) that
-        drives the flow instead of the agent, watched through the same intervals and scored
-        by the same reward: a baseline."""
+        drives the flow instead of the agent (with all its hooks, ``cong_control`` and
+        pacing included), watched through the same intervals and scored by the same reward:
+        a baseline."""
         super().reset(seed=seed)
         if isinstance(policy, cc.CongestionControl):
             obs, _ = self._start(AgentCC(inner=copy.deepcopy(policy)))
@@ -244,7 +323,7 @@ class CongestionEnv(gymnasium.Env):
             obs, _ = self._start(AgentCC(inner=policy()))
             act = None
         elif callable(policy):
-            obs, _ = self._start(AgentCC())
+            obs, _ = self._start(self._new_agent())
             act = policy
         else:
             raise TypeError(
@@ -273,6 +352,13 @@ class CongestionEnv(gymnasium.Env):
         )
 
     # --- inside --------------------------------------------------------------------------
+
+    def _new_agent(self) -> AgentCC:
+        if self.action_mode in PACING_ACTIONS:
+            return PacedAgentCC(
+                self.min_rate * 1e6 / 8, self.max_rate * 1e6 / 8, self.pacing_cwnd_gain
+            )
+        return AgentCC()
 
     def _agent_index(self, d: dict[str, Any], where: str) -> int:
         flows = d.get("flows")
@@ -308,7 +394,11 @@ class CongestionEnv(gymnasium.Env):
         slot = x.core["flows"][i]["tcp"]["cc"]["slot"]
         # The agent's flow gets this very object (extract's factory would copy it).
         x.factories[slot] = lambda name: agent
+        if agent.inner is not None:  # result() names a watched baseline by its own class
+            x.labels[self.flow] = type(agent.inner).__name__
         self._sim = _native.simulation(to_json(x.core), x.factories)
+        self._extracted = x
+        self._result = None
         self._external = x.factories
         self._agent = agent
         self._end_ns = _ns(self._sim.duration)
@@ -337,7 +427,7 @@ class CongestionEnv(gymnasium.Env):
             raise RuntimeError(
                 f"the core ran a hook of flow {self.flow!r} at {agent.stray / 1e9:.9f} s, "
                 f"outside the step from {self._t_ns / 1e9:.9f} to {t_ns / 1e9:.9f} s, so the "
-                "agent's window would act at another time than it was set: the sender was "
+                "agent's action would act at another time than it was set: the sender was "
                 "handed packets ahead of the step (docs/architecture.md, 6.7), which recording "
                 "a sender series ('cwnd', added by the environment) should prevent; please "
                 "report this as a bug"
@@ -345,18 +435,27 @@ class CongestionEnv(gymnasium.Env):
         self._t_ns = t_ns
 
     def _target(self, action: Any) -> float:
-        a = np.asarray(action, dtype=np.float64).reshape(-1)
-        if a.size != 1 or not math.isfinite(float(a[0])):
-            raise ValueError(
-                f"action must be one finite number (shape (1,)); got {np.asarray(action)!r}"
-            )
-        value = float(a[0])
+        value = _one_number(action)
         if self.action_mode == "cwnd":
             return min(max(value, MIN_CWND), self.max_cwnd)
         assert self._agent is not None
         now = self._agent.target if self._agent.target is not None else self._agent.cwnd
         factor = 2.0 ** min(max(value, -1.0), 1.0)
         return min(max(max(now, MIN_CWND) * factor, MIN_CWND), self.max_cwnd)
+
+    def _rate(self, action: Any) -> float:
+        """The pacing rate an action asks for, bytes per second (``conn.pacing_rate``'s
+        unit; the action's is Mbit/s)."""
+        value = _one_number(action)
+        lo, hi = self.min_rate * 1e6 / 8, self.max_rate * 1e6 / 8
+        if self.action_mode == "pacing":
+            return min(max(value * 1e6 / 8, lo), hi)
+        agent = self._agent
+        assert isinstance(agent, PacedAgentCC)
+        now = agent.rate if agent.rate is not None else lo  # no ACK yet: the floor
+        a = min(max(value, -AURORA_BOUND), AURORA_BOUND) * AURORA_DELTA
+        new = now * (1.0 + a) if a >= 0 else now / (1.0 - a)
+        return min(max(new, lo), hi)
 
     def _interval_s(self) -> float:
         agent = self._agent
@@ -395,21 +494,44 @@ class CongestionEnv(gymnasium.Env):
         return np.concatenate(list(self._obs))
 
     def _info(self, stats: IntervalStats, length: float) -> dict[str, Any]:
-        return {"time_s": stats.end_s, "interval_s": length, "cwnd": stats.cwnd, "stats": stats}
+        return {
+            "time_s": stats.end_s,
+            "interval_s": length,
+            "cwnd": stats.cwnd,
+            "pacing_rate_bps": stats.pacing_rate_bps,
+            "stats": stats,
+        }
+
+
+def _one_number(action: Any) -> float:
+    a = np.asarray(action, dtype=np.float64).reshape(-1)
+    if a.size != 1 or not math.isfinite(float(a[0])):
+        raise ValueError(
+            f"action must be one finite number (shape (1,)); got {np.asarray(action)!r}"
+        )
+    return float(a[0])
+
+
+def _positive(x: Any) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 
 
 def _keep_senders_in_step(d: dict[str, Any]) -> None:
-    """Has the scenario record a sender series, so that the core hands no sender its packets
-    ahead of time (docs/architecture.md, 6.7: early hand-over only to endpoints no series
-    reads): the agent's hooks then run within each step, as its window must act. Without a
-    trace table, the window is sampled once per run (``interval`` = the duration)."""
+    """Has the scenario record sender series: ``cwnd``, so that the core hands no sender its
+    packets ahead of time (docs/architecture.md, 6.7: early hand-over only to endpoints no
+    series reads): the agent's hooks then run within each step, as its actions must act; and
+    ``delivery_rate``, for which every sender keeps Linux's delivered and lost counts
+    (``conn.lost``, the interval's ``lost``), which a window-based algorithm otherwise does
+    not keep. Without a trace table, the window is sampled once per run (``interval`` = the
+    duration); the delivery rate is recorded at every sample."""
     trace = d.get("trace")
     if not isinstance(trace, dict):
-        d["trace"] = {"series": ["cwnd"], "interval": d.get("duration")}
+        d["trace"] = {"series": list(ADDED_SERIES), "interval": d.get("duration")}
         return
     series = list(trace.get("series") or [])
-    if "cwnd" not in series:
-        d["trace"] = dict(trace, series=[*series, "cwnd"])
+    missing = [s for s in ADDED_SERIES if s not in series]
+    if missing:
+        d["trace"] = dict(trace, series=[*series, *missing])
 
 
 def _ns(seconds: float) -> int:

@@ -1,12 +1,13 @@
 """The agent's flow in :mod:`ccsim.gym`: a congestion control that records what each monitor
-interval shows and holds the window the agent sets.
+interval shows and holds the window (:class:`AgentCC`) or the pacing rate
+(:class:`PacedAgentCC`) the agent sets.
 
 It is an ordinary :class:`ccsim.CongestionControl`, so the sender's slow-start rules, ECN and
 loss recovery work around it as around any algorithm. Its hooks see every ACK of new data
 (``pkts_acked``), each change of the loss-recovery state (``set_state``) and each ECN echo, and
 count them until the environment takes the interval (:meth:`AgentCC.take`). Given another
 algorithm (``inner``), it only watches: every hook is that algorithm's, so a baseline (a Python
-CUBIC, say) is measured exactly as the agent is.
+CUBIC, or a paced algorithm with ``cong_control``) is measured exactly as the agent is.
 """
 
 from __future__ import annotations
@@ -15,11 +16,19 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..cc import CongestionControl
+from ..cc import HOOKS, CongestionControl
 
 # The smallest window the agent may hold, segments: Linux's floor for ssthresh
 # (tcp_reno_ssthresh), below which fast retransmit has no duplicate ACKs to work with.
 MIN_CWND = 2.0
+# The smallest window of a paced agent, segments: BBR's floor (bbr_cwnd_min_target in Linux's
+# tcp_bbr.c), which keeps ACKs coming however low the rate.
+MIN_PACED_CWND = 4.0
+# The first pacing rate of a paced agent, before its first action: Linux's rule for a flow in
+# slow start (tcp_update_pacing_rate, tcp_pacing_ss_ratio = 200 %): 2 · cwnd · mss / srtt.
+INITIAL_RATE_RATIO = 2.0
+# The hooks through which the monitor counts an interval, whatever drives the window.
+WATCHED = ("pkts_acked", "set_state", "cwnd_event")
 
 
 @dataclass(frozen=True)
@@ -32,8 +41,12 @@ class IntervalStats:
     their mean, least and greatest (seconds; an interval without a sample reports the smoothed
     RTT ``srtt_s`` for all three); ``min_rtt_s``: the flow's smallest RTT sample so far
     (infinite before the first); ``loss_events``: entries into fast recovery or the loss state
-    (an RTO); ``ecn_acks``: ACKs that carried ECN-Echo; ``cwnd``: the window at the interval's
-    end, segments; ``mss``: bytes per segment."""
+    (an RTO); ``lost``: segments the sender newly marked lost (Linux's ``tp->lost``: on the
+    SACK scoreboard, by fast retransmission without SACK, and all outstanding at a timeout),
+    as the flow's last hook of the interval saw the count; ``ecn_acks``: ACKs that carried
+    ECN-Echo; ``cwnd``: the window at the interval's end, segments; ``pacing_rate_bps``: the
+    pacing rate then, bits per second of TCP segments (infinite: unpaced); ``mss``: bytes
+    per segment."""
 
     start_s: float
     end_s: float
@@ -48,8 +61,10 @@ class IntervalStats:
     min_rtt_s: float
     srtt_s: float
     loss_events: int
+    lost: int
     ecn_acks: int
     cwnd: float
+    pacing_rate_bps: float
 
     @property
     def duration_s(self) -> float:
@@ -75,12 +90,12 @@ class IntervalStats:
 
     @property
     def loss_fraction(self) -> float:
-        """Loss events per segment sent (at most 1): a lower bound on the fraction of segments
-        lost, since each event is at least one loss. The core does not yet tell a Python
-        algorithm how many segments were lost."""
-        if self.loss_events == 0:
+        """Segments newly marked lost per segment of new data sent, at most 1 (a segment
+        marked lost in this interval was mostly sent in an earlier one, and an interval may
+        send nothing)."""
+        if self.lost == 0:
             return 0.0
-        return min(1.0, self.loss_events / max(self.sent, 1))
+        return min(1.0, self.lost / max(self.sent, 1))
 
     @property
     def ecn_fraction(self) -> float:
@@ -97,23 +112,32 @@ class IntervalStats:
 
 
 class AgentCC(CongestionControl):
-    """Counts each interval's ACKs, RTT samples, loss events and ECN echoes of its flow and,
+    """Counts each interval's ACKs, RTT samples, losses and ECN echoes of its flow and,
     without ``inner``, holds cwnd at ``target`` (segments; ``None``: at the initial window).
 
     Holding means: on each ACK outside loss recovery the window is set to ``target``, and after
     a loss or an ECN echo the slow-start threshold is ``target`` too, so that loss recovery
-    brings the window back to it rather than to a cut. The agent alone decides the window."""
+    brings the window back to it rather than to a cut. The agent alone decides the window.
+
+    With ``inner``, the hooks are ``inner``'s (``ssthresh`` and ``cong_avoid``, or
+    ``cong_control``; ``init``) behind the counting ones, and the flow is paced if ``inner``
+    asks for it (``needs_pacing``)."""
 
     def __init__(self, inner: CongestionControl | None = None):
         self.inner = inner
         self._inner_hooks = set(inner._defined_hooks()) if inner is not None else set()
+        if inner is not None:
+            self.needs_pacing = inner.needs_pacing  # the core reads it from this instance
         self.target: float | None = None
         self.mss = 0
         self.cwnd = 0.0
         self.srtt = 0.0
         self.min_rtt = math.inf
+        self.pacing_rate = math.inf  # bytes per second, as the flow's last hook left it
         self.high = 0  # the highest snd_nxt seen
         self._high_before = 0
+        self.lost_total = 0  # conn.lost as last seen
+        self._lost_before = 0
         self._start_s = 0.0
         # The step of simulated time being run (ns, inclusive): every hook must fall inside it,
         # or the agent's window would apply at another time than the agent meant; `stray` is
@@ -137,11 +161,22 @@ class AgentCC(CongestionControl):
             sent=self.high - self._high_before, delivered=self.delivered, acks=self.acks,
             rtt_samples=self.rtt_n, rtt_mean_s=mean, rtt_min_s=lo, rtt_max_s=hi,
             min_rtt_s=self.min_rtt, srtt_s=self.srtt, loss_events=self.loss_events,
-            ecn_acks=self.ecn_acks, cwnd=self.cwnd,
+            lost=self.lost_total - self._lost_before, ecn_acks=self.ecn_acks, cwnd=self.cwnd,
+            pacing_rate_bps=self.pacing_rate * 8,
         )  # fmt: skip
         self._start_s, self._high_before = now_s, self.high
+        self._lost_before = self.lost_total
         self._clear()
         return stats
+
+    def _defined_hooks(self) -> list[str]:
+        """The hooks the core calls: the counting ones and, alone, the window's
+        (``ssthresh`` and ``cong_avoid``), or with ``inner`` those ``inner`` defines; the
+        class's other methods only forward to ``inner``."""
+        hooks = set(WATCHED) | self._inner_hooks
+        if "cong_control" not in self._inner_hooks:
+            hooks |= {"ssthresh", "cong_avoid"}
+        return [h for h in HOOKS if h in hooks]
 
     def _observe(self, conn: Any) -> None:
         t = conn.now_ns
@@ -152,6 +187,8 @@ class AgentCC(CongestionControl):
         self.srtt = conn.srtt
         self.min_rtt = conn.min_rtt
         self.high = max(self.high, conn.snd_nxt)
+        self.lost_total = conn.lost
+        self.pacing_rate = conn.pacing_rate
 
     def pkts_acked(self, conn: Any, ack: Any) -> None:
         self.acks += 1
@@ -175,6 +212,7 @@ class AgentCC(CongestionControl):
         elif self.target is not None:
             conn.cwnd = self.target
         self.cwnd = conn.cwnd
+        self.pacing_rate = conn.pacing_rate
 
     def ssthresh(self, conn: Any) -> float:
         if self.inner is not None:
@@ -191,3 +229,56 @@ class AgentCC(CongestionControl):
     def cwnd_event(self, conn: Any, event: str) -> None:
         if "cwnd_event" in self._inner_hooks:
             self.inner.cwnd_event(conn, event)  # type: ignore[union-attr]
+
+    def init(self, conn: Any) -> None:
+        if "init" in self._inner_hooks:
+            self.inner.init(conn)  # type: ignore[union-attr]
+            self.pacing_rate = conn.pacing_rate
+
+    def cong_control(self, conn: Any, rs: Any) -> None:
+        self._observe(conn)
+        if "cong_control" in self._inner_hooks:
+            self.inner.cong_control(conn, rs)  # type: ignore[union-attr]
+        self.cwnd = conn.cwnd
+        self.pacing_rate = conn.pacing_rate
+
+
+class PacedAgentCC(AgentCC):
+    """The agent of the pacing actions: the flow is paced at ``rate`` (bytes per second of
+    TCP segments, Linux's unit), in [``min_rate``, ``max_rate``], and its window held where it
+    does not limit, as a rate-based sender (Aurora's) has none.
+
+    It sets both on every ACK, in every state (``cong_control``, Linux's hook for algorithms
+    that own their window, as BBR): the window is ``cwnd_gain`` bandwidth-delay products at
+    ``max_rate`` (``cwnd_gain · max_rate · srtt / mss``, at least :data:`MIN_PACED_CWND`), so
+    what is in flight is the rate's doing; loss recovery and ECN leave both alone (after a
+    timeout the sender still sets its loss window, one segment, until the next ACK). Before the
+    agent's first action (``rate`` None) the first ACK with an RTT sample sets ``rate`` to
+    Linux's first pacing rate, 2 · cwnd · mss / srtt (:data:`INITIAL_RATE_RATIO`; the initial
+    window over the first RTT, doubled as in slow start), within the bounds; until then, the
+    flow has its initial window and the first ten segments leave unpaced, as in Linux."""
+
+    needs_pacing = True
+
+    def __init__(self, min_rate: float, max_rate: float, cwnd_gain: float):
+        super().__init__()
+        self.min_rate = min_rate
+        self.max_rate = max_rate
+        self.cwnd_gain = cwnd_gain
+        self.rate: float | None = None
+
+    def _defined_hooks(self) -> list[str]:
+        return [h for h in HOOKS if h in (*WATCHED, "cong_control")]
+
+    def cong_control(self, conn: Any, rs: Any) -> None:
+        self._observe(conn)
+        if conn.srtt > 0:
+            if self.rate is None:
+                first = INITIAL_RATE_RATIO * conn.cwnd * conn.mss / conn.srtt
+                self.rate = min(max(first, self.min_rate), self.max_rate)
+            bdp = self.max_rate * conn.srtt / conn.mss
+            conn.cwnd = max(self.cwnd_gain * bdp, MIN_PACED_CWND)
+        if self.rate is not None:
+            conn.pacing_rate = self.rate
+        self.cwnd = conn.cwnd
+        self.pacing_rate = conn.pacing_rate

@@ -23,9 +23,10 @@ def aurora_reward(
     with ``scale = 1e-3`` as Aurora's released environment (PCC-RL, ``REWARD_SCALE``). Aurora
     counts 1500-byte packets; here a packet is one of the flow's segments (``mss`` bytes of
     payload, 1448 by default). The mean RTT is the interval's (the smoothed RTT when it had no
-    sample); the loss fraction is :attr:`IntervalStats.loss_fraction`, loss events per segment
-    sent — a lower bound on Aurora's lost fraction until the core counts lost segments for
-    Python algorithms. The keywords change the coefficients (``functools.partial``)."""
+    sample); the loss fraction is :attr:`IntervalStats.loss_fraction`, segments newly marked
+    lost per segment of new data sent (PCC-RL's released environment divides by the packets
+    acknowledged or lost instead, ``sender_obs.py``'s loss ratio; a callable reward may do
+    that). The keywords change the coefficients (``functools.partial``)."""
     return scale * (
         throughput * stats.delivered_pps - latency * stats.rtt_mean_s - loss * stats.loss_fraction
     )
