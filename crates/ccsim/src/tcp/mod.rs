@@ -21,6 +21,7 @@ mod sack;
 pub mod sender;
 pub mod slow_start;
 pub mod timer;
+mod xcp_header;
 
 pub use pacing::linux_pacing_rate;
 pub use params::TcpParams;

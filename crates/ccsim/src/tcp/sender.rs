@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use super::acns::AcnsSender;
-use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, Feedback, TcpState};
+use super::cc::{AckSample, CaEvent, CaState, Cc, CongestionControl, TcpState};
 use super::ecn::{self, EcnSender};
 use super::pacing::Pacer;
 use super::prr::Prr;
@@ -18,7 +18,7 @@ use super::slow_start::SlowStart;
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::config::{AckCounting, Recovery, SeriesName};
-use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
+use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::tcp::TcpParams;
 use crate::time::{OptTime, SimTime};
 use crate::util::packed_option::Opt;
@@ -538,43 +538,6 @@ impl Sender {
             }
         }
         self.update_pacing_rate();
-    }
-
-    /// Bytes a full segment takes on the wire: XCP's unit for windows and feedback.
-    fn wire_segment(&self) -> f64 {
-        (self.p.mss + self.p.header_bytes) as f64
-    }
-
-    /// Stamps the segment just sent by an XCP flow (`cc/xcp.rs`) with its congestion header:
-    /// the window in bytes on the wire, the RTT estimate (0 before a sample) and an unbounded
-    /// desired increase for the routers to lower (Katabi et al. 2002 §3.1–3.2). Out of line
-    /// and after the send, so that other flows pay only the test of the algorithm's tag.
-    #[inline(never)]
-    fn stamp_xcp(&self, io: &mut Io) {
-        if let Some(p) = io.out.last_mut() {
-            p.xcp = Some(Box::new(XcpHeader {
-                cwnd_bytes: self.st.cwnd * self.wire_segment(),
-                rtt_s: self.st.srtt.as_secs_f64(),
-                feedback_bytes: f64::INFINITY,
-                ..XcpHeader::default()
-            }));
-        }
-    }
-
-    /// An echoed XCP header in the algorithm's units: segments, and segments per second.
-    fn xcp_feedback(&self, x: &XcpHeader) -> Feedback {
-        let seg = self.wire_segment();
-        let admitted = if x.rtt_s > 0.0 {
-            (x.cwnd_bytes + x.feedback_bytes).max(0.0) / x.rtt_s / seg
-        } else {
-            0.0
-        };
-        Feedback::Xcp {
-            feedback: x.feedback_bytes / seg,
-            admitted,
-            congested: x.congested,
-            queue_high: x.queue_high,
-        }
     }
 
     fn on_syn_ack(&mut self, io: &mut Io) {
