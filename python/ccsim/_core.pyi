@@ -147,6 +147,11 @@ class Connection:
         """Segments marked lost so far (Linux ``tp->lost``), counted as ``delivered`` is."""
 
     @property
+    def ecn_echoes(self) -> int:
+        """ACKs that carried ECN-Echo before the one being handled (RFC 3168; ``ack.ece``
+        says whether this one does)."""
+
+    @property
     def app_limited(self) -> int:
         """The delivered count at which the application-limited period ends, 0 when not
         application-limited (Linux ``tp->app_limited``)."""

@@ -45,6 +45,7 @@ HOOKS = (
     "cwnd_event",
     "init",
     "cong_control",
+    "on_feedback",
 )
 
 
@@ -54,7 +55,8 @@ class CongestionControl:
     Each hook gets ``conn``, a view of the sender's state: ``cwnd`` and ``ssthresh``
     (segments), ``pacing_rate`` (bytes per second, ``math.inf`` for unpaced) and
     ``app_limited`` may be set; ``mss``, ``srtt``, ``min_rtt`` (seconds), ``in_flight``,
-    ``snd_una``, ``snd_nxt``, ``delivered``, ``lost`` (segments), ``rwnd``, ``ca_state``
+    ``snd_una``, ``snd_nxt``, ``delivered``, ``lost`` (segments), ``ecn_echoes`` (ACKs that
+    carried ECN-Echo before this one), ``rwnd``, ``ca_state``
     (``"open"``, ``"cwr"``, ``"recovery"``, ``"loss"``), ``now`` (seconds), ``flow`` and
     ``in_slow_start`` are read only; ``conn.slow_start(acked)`` and
     ``conn.cong_avoid_ai(w, acked)`` are Linux's ``tcp_slow_start`` (with the connection's
@@ -112,6 +114,15 @@ class CongestionControl:
     def init(self, conn: Any) -> None:
         """The connection is established and about to send (Linux ``init``): set the initial
         pacing rate or state here."""
+
+    def on_feedback(self, conn: Any, fb: dict[str, Any]) -> bool:
+        """Router feedback the ACK carried back (XCP's congestion header, with ``kind = "xcp"``
+        queues on the path): ``fb`` holds ``kind`` (``"xcp"``), ``feedback`` (the window
+        change the routers allow, segments; infinite where none lowered it), ``admitted``
+        (the rate they admitted, segments per second), ``congested`` and ``queue_high``
+        (Sheela & Raja's bits). Return True if the hook set the window itself: ``cong_avoid``
+        is then skipped for this ACK."""
+        return False
 
     def cong_control(self, conn: Any, rs: Any) -> None:
         """Linux's ``cong_control``: every ACK, in every state, with ``rs``, the ACK's

@@ -22,7 +22,7 @@ use pyo3::types::PyList;
 
 use ccsim::tcp::cc::{
     cong_avoid_ai, slow_start, AckSample, CaEvent, CaState, CongestionControl, ExternalAlgorithm,
-    ExternalFactory, RateSample as CoreSample, TcpState,
+    ExternalFactory, Feedback, RateSample as CoreSample, TcpState,
 };
 
 use crate::rate_sample::RateSample;
@@ -154,6 +154,12 @@ impl Connection {
     fn delivered(&self) -> u64 {
         self.st.delivered
     }
+    /// ACKs that carried ECN-Echo before the one being handled (RFC 3168; `ack.ece` says
+    /// whether this one does).
+    #[getter]
+    fn ecn_echoes(&self) -> u64 {
+        self.st.ecn_echoes
+    }
     /// Segments marked lost so far (Linux `tp->lost`), counted as `delivered` is.
     #[getter]
     fn lost(&self) -> u64 {
@@ -244,6 +250,7 @@ struct Hooks {
     cwnd_event: bool,
     init: bool,
     cong_control: bool,
+    on_feedback: bool,
     needs_pacing: bool,
 }
 
@@ -346,6 +353,7 @@ impl PyAlgorithm {
             delivered: 0,
             lost: 0,
             app_limited: 0,
+            ecn_echoes: 0,
             slow_start: ccsim::tcp::slow_start::SlowStart::Standard,
         };
         let conn = Py::new(
@@ -367,6 +375,7 @@ impl PyAlgorithm {
                 cwnd_event: has("cwnd_event"),
                 init: has("init"),
                 cong_control: has("cong_control"),
+                on_feedback: has("on_feedback"),
                 needs_pacing,
             },
             failure: failure.clone(),
@@ -558,8 +567,48 @@ impl CongestionControl for PyAlgorithm {
         self.hooks.cong_control
     }
 
+    fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
+        if !self.hooks.on_feedback {
+            return false;
+        }
+        let Feedback::Xcp {
+            feedback,
+            admitted,
+            congested,
+            queue_high,
+        } = *fb;
+        let obj = &self.obj;
+        let out = self.call("on_feedback", st, |py, c| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("kind", "xcp")?;
+            d.set_item("feedback", feedback)?;
+            d.set_item("admitted", admitted)?;
+            d.set_item("congested", congested)?;
+            d.set_item("queue_high", queue_high)?;
+            obj.call_method1(py, "on_feedback", (c, d))
+        });
+        let Some((written, ret)) = out else {
+            return false;
+        };
+        match Python::attach(|py| ret.extract::<bool>(py)) {
+            Ok(done) => {
+                written.apply(st);
+                done
+            }
+            Err(_) => {
+                let msg = "returned something other than True or False: return True if it                            set the window itself (cong_avoid is then skipped for this ACK)";
+                self.fail("on_feedback", st, PyValueError::new_err(msg));
+                false
+            }
+        }
+    }
+
     fn wants_pacing(&self) -> bool {
         self.hooks.needs_pacing
+    }
+
+    fn wants_router_feedback(&self) -> bool {
+        self.hooks.on_feedback
     }
 }
 

@@ -91,6 +91,9 @@ impl Sender {
 
     /// An ACK carrying ECE on a connection using ECN.
     pub(super) fn on_ece(&mut self) {
+        // Counted here, after the ACK's other hooks (`AckSample::ece` tells them), so that
+        // ACKs without ECE pay nothing for it.
+        self.st.ecn_echoes += 1;
         if self.st.ca_state != CaState::Open {
             return;
         }

@@ -104,7 +104,7 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmits: u64,
-    /// 32 bits, so that the pair fills one word (`a_connection_takes_792_bytes`): each is at
+    /// 32 bits, so that the pair fills one word (`a_connection_takes_800_bytes`): each is at
     /// most one per round trip, and counts saturate.
     pub timeouts: u32,
     pub fast_retransmits: u32,
@@ -202,6 +202,7 @@ impl Sender {
             delivered: 0,
             lost: 0,
             app_limited: 0,
+            ecn_echoes: 0,
             slow_start,
         };
         let rtt = RttEstimator::new(
@@ -367,7 +368,9 @@ impl Sender {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
-        if matches!(self.cc, Cc::Xcp(_)) {
+        // XCP's sender, or an external algorithm that may read router feedback (`stamp_xcp`
+        // asks it): the others pay the test of the algorithm's tag.
+        if matches!(self.cc, Cc::Xcp(_) | Cc::External(_)) {
             self.stamp_xcp(io);
         }
     }
@@ -757,13 +760,13 @@ mod tests {
     /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
     /// per flow with its hosts and access links); this pins it, so that growth is a decision.
     #[test]
-    fn a_connection_takes_792_bytes() {
+    fn a_connection_takes_800_bytes() {
         use std::mem::size_of;
         assert_eq!(size_of::<SenderParams>(), 20);
-        // 0.8: +72 for pacing, delivery-rate sampling and PRR (three pointers, the pacing
-        // timer and four words of Linux's connection state).
-        assert_eq!(size_of::<Sender>(), 672);
+        // 0.8: +80 for pacing, delivery-rate sampling and PRR (three pointers, the pacing
+        // timer and five words of Linux's connection state).
+        assert_eq!(size_of::<Sender>(), 680);
         assert_eq!(size_of::<super::super::Receiver>(), 120);
-        assert_eq!(size_of::<crate::sim::FlowSlot>(), 792);
+        assert_eq!(size_of::<crate::sim::FlowSlot>(), 800);
     }
 }

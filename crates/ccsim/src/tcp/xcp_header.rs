@@ -1,7 +1,7 @@
 //! The sender's side of XCP's congestion header (Katabi, Handley & Rohrs 2002 §3.1–3.2): what
 //! it writes into the segments it sends and how it reads the routers' feedback echoed back.
 
-use super::cc::Feedback;
+use super::cc::{CongestionControl, Feedback};
 use super::sender::Sender;
 use super::Io;
 use crate::packet::XcpHeader;
@@ -18,6 +18,9 @@ impl Sender {
     /// and after the send, so that other flows pay only the test of the algorithm's tag.
     #[inline(never)]
     pub(super) fn stamp_xcp(&self, io: &mut Io) {
+        if !self.cc.wants_router_feedback() {
+            return;
+        }
         if let Some(p) = io.out.last_mut() {
             p.xcp = Some(Box::new(XcpHeader {
                 cwnd_bytes: self.st.cwnd * self.wire_segment(),

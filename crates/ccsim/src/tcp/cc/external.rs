@@ -90,6 +90,9 @@ impl CongestionControl for External {
     fn holding(&self) -> Option<bool> {
         self.0.holding()
     }
+    fn wants_router_feedback(&self) -> bool {
+        self.0.wants_router_feedback()
+    }
     fn init(&mut self, st: &mut TcpState) {
         self.0.init(st)
     }

@@ -148,6 +148,9 @@ pub struct TcpState {
     /// bubble ends (Linux `tp->app_limited`). An algorithm may set it to keep its samples out
     /// of the estimate (BBR in ProbeRTT).
     pub app_limited: u64,
+    /// ACKs that carried ECN-Echo before the one being handled (RFC 3168; `AckSample::ece`
+    /// says whether this one does; not counted on ACNS connections, whose ECE is a command).
+    pub ecn_echoes: u64,
 }
 
 impl TcpState {
@@ -234,6 +237,12 @@ pub trait CongestionControl {
         false
     }
 
+    /// Whether the algorithm reads router feedback (`on_feedback`): the sender then stamps an
+    /// XCP congestion header on its segments (`tcp/xcp_header.rs`).
+    fn wants_router_feedback(&self) -> bool {
+        false
+    }
+
     /// Whether the algorithm asks to be paced at the `pacing_rate` it sets (Linux
     /// `SK_PACING_NEEDED`): it is under `pacing = "auto"`.
     fn wants_pacing(&self) -> bool {
@@ -289,6 +298,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
         delivered: 0,
         lost: 0,
         app_limited: 0,
+        ecn_echoes: 0,
         slow_start: SlowStart::Standard,
     }
 }

@@ -105,6 +105,9 @@ macro_rules! algorithms {
             fn controls_window(&self) -> bool {
                 match self { $( Cc::$Algo(c) => c.controls_window(), )* }
             }
+            fn wants_router_feedback(&self) -> bool {
+                match self { $( Cc::$Algo(c) => c.wants_router_feedback(), )* }
+            }
             fn wants_pacing(&self) -> bool {
                 match self { $( Cc::$Algo(c) => c.wants_pacing(), )* }
             }

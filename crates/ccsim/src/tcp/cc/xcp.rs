@@ -74,6 +74,10 @@ impl CongestionControl for Xcp {
         Reno.cong_avoid(st, ack)
     }
 
+    fn wants_router_feedback(&self) -> bool {
+        true
+    }
+
     fn on_feedback(&mut self, st: &mut TcpState, fb: &Feedback) -> bool {
         let &Feedback::Xcp {
             feedback,
