@@ -252,11 +252,14 @@ impl Sender {
             prr: None,
         };
         let (own_window, wants_pacing) = (s.cc.controls_window(), s.cc.wants_pacing());
+        // An external algorithm that reads router feedback gets its XCP headers on the
+        // tracked send path, which the delivery-rate records put it on (`sent_extras`).
+        let feedback = matches!(s.cc, Cc::External(_)) && s.cc.wants_router_feedback();
         let mut s = s.with_pacing(p, wants_pacing);
         if p.prr && p.recovery == Recovery::Sack && !own_window {
             s = s.with_prr();
         }
-        if own_window {
+        if own_window || feedback {
             s.with_rate_sampling()
         } else {
             s
@@ -368,9 +371,9 @@ impl Sender {
             // RFC 6298 (5.1): start the timer when sending data and it is not running.
             self.rto_timer.set_deadline(Some(io.now + self.rtt.rto()));
         }
-        // XCP's sender, or an external algorithm that may read router feedback (`stamp_xcp`
-        // asks it): the others pay the test of the algorithm's tag.
-        if matches!(self.cc, Cc::Xcp(_) | Cc::External(_)) {
+        // XCP's sender; an external algorithm that reads router feedback is stamped on the
+        // tracked path (`sent_extras`), so that the others pay only this test.
+        if matches!(self.cc, Cc::Xcp(_)) {
             self.stamp_xcp(io);
         }
     }
@@ -383,12 +386,16 @@ impl Sender {
         let new = seg >= self.high;
         self.transmit(seg, io);
         if self.rate.is_some() | self.pacer.is_some() {
-            self.sent_extras(seg, new, io.now);
+            self.sent_extras(seg, new, io);
         }
     }
 
     #[inline(never)]
-    fn sent_extras(&mut self, seg: u64, new: bool, now: SimTime) {
+    fn sent_extras(&mut self, seg: u64, new: bool, io: &mut Io) {
+        let now = io.now;
+        if matches!(self.cc, Cc::External(_)) {
+            self.stamp_xcp(io); // if it reads router feedback (`stamp_xcp` asks it)
+        }
         if self.rate.is_some() {
             self.rate_sent(seg, new, now);
         }
