@@ -337,25 +337,13 @@ impl PyAlgorithm {
                 needs_pacing.bind(py).repr()?
             )));
         };
-        let st = TcpState {
-            cwnd: 1.0,
-            ssthresh: f64::INFINITY,
-            mss: 0,
-            rwnd: f64::INFINITY,
-            flight: 0,
-            ca_state: CaState::Open,
-            srtt: ccsim::time::SimTime::ZERO,
-            min_rtt: ccsim::time::SimTime::MAX,
-            now: ccsim::time::SimTime::ZERO,
-            snd_una: 0,
-            snd_nxt: 0,
-            pacing_rate: f64::INFINITY,
-            delivered: 0,
-            lost: 0,
-            app_limited: 0,
-            ecn_echoes: 0,
-            slow_start: ccsim::tcp::slow_start::SlowStart::Standard,
-        };
+        let st = TcpState::new(
+            1.0,
+            f64::INFINITY,
+            0,
+            f64::INFINITY,
+            ccsim::tcp::slow_start::SlowStart::Standard,
+        );
         let conn = Py::new(
             py,
             Connection {

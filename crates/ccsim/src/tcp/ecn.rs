@@ -199,11 +199,8 @@ mod tests {
     use super::*;
     use crate::config::Profile;
     use crate::packet::{wire_seq, Kind};
-    use crate::tcp::cc::{Cc, Reno};
-    use crate::tcp::slow_start::SlowStart;
-    use crate::tcp::Io;
+    use crate::tcp::test_rig::Rig;
     use crate::time::SimTime;
-    use crate::trace::Recorder;
 
     fn data(ecn: Ecn, fl: u8) -> Packet {
         let mut p = Packet::new(0, Kind::TcpData, 0, 1, 1040, SimTime::ZERO);
@@ -250,112 +247,83 @@ mod tests {
         assert!(EcnEcho::new(true, false).on);
     }
 
-    struct Rig {
-        s: Sender,
-        out: Vec<Packet>,
-        rec: Recorder,
-        scratch: Vec<(u64, u64)>,
+    /// An ECN sender without handshake, 20 segments in flight, receiver window unlimited.
+    fn rig() -> Rig {
+        let mut p = Profile::Linux.tcp_defaults();
+        p.handshake = false;
+        p.ecn = true;
+        p.initial_window = 20;
+        Rig::start(&p)
     }
 
-    impl Rig {
-        /// An ECN sender without handshake, 20 segments in flight, receiver window unlimited.
-        fn new() -> Rig {
-            let mut p = Profile::Linux.tcp_defaults();
-            p.handshake = false;
-            p.ecn = true;
-            p.initial_window = 20;
-            let mut r = Rig {
-                s: Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None),
-                out: vec![],
-                rec: Recorder::default(),
-                scratch: vec![],
-            };
-            r.with_io(|s, io| s.start(io));
-            r
-        }
-        fn with_io<T>(&mut self, f: impl FnOnce(&mut Sender, &mut Io) -> T) -> T {
-            let mut io = Io {
-                now: SimTime::from_millis(1),
-                out: &mut self.out,
-                rec: &mut self.rec,
-                scratch: &mut self.scratch,
-            };
-            f(&mut self.s, &mut io)
-        }
-        /// An ACK for `segs` segments, with or without ECE; returns the packets sent in reply.
-        fn ack(&mut self, segs: u64, ece: bool) -> Vec<Packet> {
-            let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-            a.ack = wire_seq(segs * self.s.p.mss as u64);
-            a.flags = flags::ACK | if ece { flags::ECE } else { 0 };
-            self.out.clear();
-            self.with_io(|s, io| s.on_ack(&a, io));
-            self.out.clone()
-        }
+    /// An ACK for `segs` segments at 1 ms, with or without ECE; the packets sent in reply.
+    fn ack(r: &mut Rig, segs: u64, ece: bool) -> Vec<Packet> {
+        r.ack(1, segs, ece, SimTime::ZERO, None)
     }
 
     #[test]
     fn sender_halves_once_per_window_and_sets_cwr_on_new_data() {
-        let mut r = Rig::new();
+        let mut r = rig();
         assert!(r.s.ecn.on);
         let sent: Vec<Packet> = r.out.clone();
         assert_eq!(sent.len(), 20);
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
         // ACK of segment 0 with ECE: cwnd 20 → ssthresh = cwnd = max(20/2, 2) = 10 (Reno;
         // no growth on an ECE ACK). Flight is 19 > 10: nothing new goes out yet.
-        let sent = r.ack(1, true);
+        let sent = ack(&mut r, 1, true);
         assert_eq!((r.s.st.cwnd, r.s.st.ssthresh), (10.0, 10.0));
         assert_eq!(r.s.st.ca_state, CaState::Cwr);
         assert_eq!(r.s.stats.ecn_reductions, 1);
         assert!(sent.is_empty());
         // More ECE ACKs for the same window: no second cut. Window growth resumes on ACKs
         // without ECE (ns-2), one segment per window in congestion avoidance.
-        r.ack(2, true);
-        r.ack(3, true);
+        ack(&mut r, 2, true);
+        ack(&mut r, 3, true);
         assert_eq!(r.s.st.cwnd, 10.0);
         assert_eq!(r.s.stats.ecn_reductions, 1);
         // Drain to flight < cwnd: ACK up to segment 11 → flight 9; the next new segment (20)
         // carries CWR; the one after does not.
-        let sent = r.ack(11, false);
+        let sent = ack(&mut r, 11, false);
         assert!(!sent.is_empty());
         assert_eq!(sent[0].seq, wire_seq(20 * r.s.p.mss as u64));
         assert_ne!(sent[0].flags & flags::CWR, 0);
         assert!(sent[1..].iter().all(|p| p.flags & flags::CWR == 0));
         assert!(sent.iter().all(|p| p.ecn == Ecn::Ect0));
         // Still inside the reduced window (SND.UNA 11 < 20): ECE ignored.
-        r.ack(12, true);
+        ack(&mut r, 12, true);
         assert_eq!(r.s.stats.ecn_reductions, 1);
         // An ACK for exactly the reduced window (segments 0..19) may have left the receiver
         // before the CWR packet arrived: its ECE is still the old episode.
-        r.ack(20, true);
+        ack(&mut r, 20, true);
         assert_eq!(r.s.st.ca_state, CaState::Cwr);
         assert_eq!(r.s.stats.ecn_reductions, 1);
         // Once segment 20 (the first sent after the cut) is acknowledged, Cwr ends and a new
         // ECE reduces again: ssthresh = cwnd/2.
-        r.ack(21, false);
+        ack(&mut r, 21, false);
         assert_eq!(r.s.st.ca_state, CaState::Open);
         let w = r.s.st.cwnd;
-        r.ack(22, true);
+        ack(&mut r, 22, true);
         assert_eq!(r.s.stats.ecn_reductions, 2);
         assert_eq!(r.s.st.cwnd, (w / 2.0).max(2.0));
     }
 
     #[test]
     fn ece_during_loss_recovery_does_not_cut_again_and_retransmissions_are_not_ect() {
-        let mut r = Rig::new();
+        let mut r = rig();
         // Three duplicate ACKs for segment 0: fast retransmit, ssthresh 10.
-        r.ack(0, false);
-        r.ack(0, false);
-        let sent = r.ack(0, false);
+        ack(&mut r, 0, false);
+        ack(&mut r, 0, false);
+        let sent = ack(&mut r, 0, false);
         assert_eq!(r.s.st.ca_state, CaState::Recovery);
         let rtx = sent.iter().find(|p| p.seq == 0).expect("retransmission");
         assert_eq!(rtx.ecn, Ecn::NotEct);
         let ssthresh = r.s.st.ssthresh;
         // ECE arriving during recovery is the same congestion episode.
-        r.ack(0, true);
+        ack(&mut r, 0, true);
         assert_eq!(r.s.st.ssthresh, ssthresh);
         assert_eq!(r.s.stats.ecn_reductions, 0);
         // The first new data sent after the loss reduction carries CWR.
-        let sent = r.ack(20, false);
+        let sent = ack(&mut r, 20, false);
         let first_new = sent
             .iter()
             .find(|p| p.seq >= wire_seq(20 * r.s.p.mss as u64));
@@ -364,11 +332,11 @@ mod tests {
 
     #[test]
     fn a_loss_in_a_window_already_cut_for_ecn_keeps_ssthresh() {
-        let mut r = Rig::new();
-        r.ack(1, true);
+        let mut r = rig();
+        ack(&mut r, 1, true);
         assert_eq!(r.s.st.ssthresh, 10.0);
         for _ in 0..3 {
-            r.ack(1, false);
+            ack(&mut r, 1, false);
         }
         assert_eq!(r.s.st.ca_state, CaState::Recovery);
         assert_eq!(r.s.st.ssthresh, 10.0);

@@ -20,6 +20,8 @@ mod rtt;
 mod sack;
 pub mod sender;
 pub mod slow_start;
+#[cfg(test)]
+mod test_rig;
 pub mod timer;
 mod xcp_header;
 

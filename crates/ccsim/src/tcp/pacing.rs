@@ -40,6 +40,20 @@ pub(super) struct Pacer {
 }
 
 impl Pacer {
+    /// A pacer at the algorithm's rate, or at Linux's rule with these ratios (percent).
+    fn new(linux_rule: Option<(f64, f64)>) -> Pacer {
+        let (ss_ratio, ca_ratio) = linux_rule.unwrap_or((0.0, 0.0));
+        Pacer {
+            next: SimTime::ZERO,
+            linux_rule: linux_rule.is_some(),
+            ss_ratio,
+            ca_ratio,
+            jitter: SimTime::ZERO,
+            rng: None,
+            drawn: false,
+        }
+    }
+
     /// Earliest time of the next transmission.
     pub(super) fn next_send(&self) -> SimTime {
         self.next
@@ -79,15 +93,8 @@ impl Sender {
             Pacing::Auto => wants,
         };
         if on {
-            self.pacer = Some(Box::new(Pacer {
-                next: SimTime::ZERO,
-                linux_rule: !wants,
-                ss_ratio: p.pacing_ss_ratio,
-                ca_ratio: p.pacing_ca_ratio,
-                jitter: SimTime::ZERO,
-                rng: None,
-                drawn: false,
-            }));
+            let rule = (!wants).then_some((p.pacing_ss_ratio, p.pacing_ca_ratio));
+            self.pacer = Some(Box::new(Pacer::new(rule)));
         }
         self
     }
@@ -97,17 +104,7 @@ impl Sender {
     /// wait is drawn when a segment could leave and the next is drawn once it has. Without
     /// pacing the sender still goes through the pacing timer, at an unlimited rate.
     pub fn with_send_jitter(mut self, jitter: SimTime, rng: Rng) -> Sender {
-        let p = self.pacer.get_or_insert_with(|| {
-            Box::new(Pacer {
-                next: SimTime::ZERO,
-                linux_rule: false,
-                ss_ratio: 0.0,
-                ca_ratio: 0.0,
-                jitter: SimTime::ZERO,
-                rng: None,
-                drawn: false,
-            })
-        });
+        let p = self.pacer.get_or_insert_with(|| Box::new(Pacer::new(None)));
         p.jitter = jitter;
         p.rng = Some(rng);
         self

@@ -176,38 +176,19 @@ mod tests {
     /// duplicate ACK SACKs it. Returns how many segments it sent after each ACK.
     fn recovery_sends(prr: bool) -> Vec<usize> {
         use crate::config::Profile;
-        use crate::packet::{flags, wire_seq, Kind, Packet};
-        use crate::tcp::cc::{Cc, Reno};
-        use crate::tcp::slow_start::SlowStart;
-        use crate::tcp::Io;
+        use crate::tcp::test_rig::Rig;
         use crate::time::SimTime;
-        use crate::trace::Recorder;
 
         let mut p = Profile::Linux.tcp_defaults();
         (p.handshake, p.timestamps, p.mss, p.initial_window) = (false, false, 1000, 20);
         p.prr = prr;
-        let mut s = Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None);
-        let (mut out, mut rec, mut scratch) = (vec![], Recorder::default(), vec![]);
-        let mut io = Io {
-            now: SimTime::from_millis(1),
-            out: &mut out,
-            rec: &mut rec,
-            scratch: &mut scratch,
-        };
-        s.start(&mut io);
-        let mut sent = vec![];
-        for k in 1..20u64 {
-            let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-            a.ack = wire_seq(0);
-            a.flags = flags::ACK;
-            a.sack[0] = (wire_seq(1000), wire_seq((k + 1) * 1000));
-            a.n_sack = 1;
-            io.out.clear();
-            io.now = SimTime::from_millis(10 + k);
-            s.on_ack(&a, &mut io);
-            sent.push(io.out.len());
-        }
-        sent
+        let mut r = Rig::start(&p);
+        (1..20u64)
+            .map(|k| {
+                r.ack(10 + k, 0, false, SimTime::ZERO, Some((1, k + 1)))
+                    .len()
+            })
+            .collect()
     }
 
     #[test]

@@ -232,38 +232,32 @@ impl Sender {
     /// Counts the un-SACKed segments the scoreboard now deems lost (RFC 6675 IsLost), once each.
     #[inline(never)]
     pub(super) fn rate_mark_lost(&mut self) {
-        let Some(mark) = self.rate.as_ref().map(|r| r.lost_mark) else {
-            return;
-        };
-        if self.p.recovery != Recovery::Sack {
-            return;
-        }
-        let below = self.scan().lost_below;
-        let from = mark.max(self.una);
-        if below > from {
-            let n = (from..below)
-                .filter(|&s| !self.segs[(s - self.una) as usize].sacked())
-                .count() as u64;
-            self.rate_lost(n);
-            if let Some(r) = self.rate.as_mut() {
-                r.lost_mark = below;
-            }
+        if self.rate.is_some() && self.p.recovery == Recovery::Sack {
+            self.mark_lost_below(self.scan().lost_below);
         }
     }
 
     /// A timeout: every un-SACKed segment outstanding is lost (Linux `tcp_enter_loss`).
     #[inline(never)]
     pub(super) fn rate_timeout(&mut self) {
+        self.mark_lost_below(self.high);
+    }
+
+    /// Counts as lost, once each, the un-SACKed segments below `top` not counted before.
+    fn mark_lost_below(&mut self, top: u64) {
         let Some(mark) = self.rate.as_ref().map(|r| r.lost_mark) else {
             return;
         };
         let from = mark.max(self.una);
-        let n = (from..self.high)
+        if top <= from {
+            return;
+        }
+        let n = (from..top)
             .filter(|&s| !self.segs[(s - self.una) as usize].sacked())
             .count() as u64;
         self.rate_lost(n);
         if let Some(r) = self.rate.as_mut() {
-            r.lost_mark = self.high;
+            r.lost_mark = top;
         }
     }
 

@@ -2,18 +2,13 @@
 
 use super::*;
 use crate::config::Profile;
-use crate::packet::{flags, wire_seq, Kind, Packet};
 use crate::tcp::cc::{Cc, Reno};
 use crate::tcp::slow_start::SlowStart;
+use crate::tcp::test_rig;
 use crate::tcp::timer::Timers;
-use crate::trace::Recorder;
 
-struct Rig {
-    s: Sender,
-    out: Vec<Packet>,
-    rec: Recorder,
-    scratch: Vec<(u64, u64)>,
-}
+/// The shared rig, reporting each ACK's rate sample.
+struct Rig(test_rig::Rig);
 
 impl Rig {
     /// A bulk Reno sender of 1000-byte segments sampling the delivery rate: no handshake, no
@@ -25,29 +20,16 @@ impl Rig {
         p.mss = 1000;
         p.initial_window = 4;
         let s = Sender::new(0, 0, 1, &p, Cc::Reno(Reno), SlowStart::Standard, None);
-        let mut r = Rig {
-            s: s.with_rate_sampling(),
-            out: vec![],
-            rec: Recorder::default(),
-            scratch: vec![],
-        };
-        r.at(1, |s, io| s.start(io));
-        r
+        Rig(test_rig::Rig::start_sender(s.with_rate_sampling()))
     }
 
     fn at<T>(&mut self, ms: u64, f: impl FnOnce(&mut Sender, &mut Io) -> T) -> T {
-        let mut io = Io {
-            now: SimTime::from_millis(ms),
-            out: &mut self.out,
-            rec: &mut self.rec,
-            scratch: &mut self.scratch,
-        };
-        f(&mut self.s, &mut io)
+        self.0.at(ms, f)
     }
 
     /// A cumulative ACK of segments below `seg` at `ms`; its sample.
     fn ack(&mut self, ms: u64, seg: u64) -> RateSample {
-        self.ack_echoing(ms, seg, SimTime::ZERO)
+        self.ack_full(ms, seg, SimTime::ZERO, None)
     }
 
     /// The same, echoing the timestamp `ts_ecr` (zero: none).
@@ -60,23 +42,9 @@ impl Rig {
         self.ack_full(ms, seg, SimTime::ZERO, Some(block))
     }
 
-    fn ack_full(
-        &mut self,
-        ms: u64,
-        seg: u64,
-        ts_ecr: SimTime,
-        block: Option<(u64, u64)>,
-    ) -> RateSample {
-        let mut a = Packet::new(0, Kind::TcpAck, 1, 0, 52, SimTime::ZERO);
-        a.ack = wire_seq(seg * 1000);
-        a.flags = flags::ACK;
-        a.ts_ecr = ts_ecr;
-        if let Some((x, y)) = block {
-            a.sack[0] = (wire_seq(x * 1000), wire_seq(y * 1000));
-            a.n_sack = 1;
-        }
-        self.at(ms, |s, io| s.on_ack(&a, io));
-        self.s.last_rate_sample().expect("a sample per ACK")
+    fn ack_full(&mut self, ms: u64, seg: u64, ts: SimTime, b: Option<(u64, u64)>) -> RateSample {
+        self.0.ack(ms, seg, false, ts, b);
+        self.0.s.last_rate_sample().expect("a sample per ACK")
     }
 }
 
@@ -87,7 +55,7 @@ fn ms(v: u64) -> SimTime {
 #[test]
 fn samples_take_the_newest_segment_and_the_longer_of_the_send_and_ack_phases() {
     let mut r = Rig::new();
-    assert_eq!(r.s.high, 4);
+    assert_eq!(r.0.s.high, 4);
     // 11 ms: segments 0 and 1 (sent at 1 ms, when nothing was delivered). Send phase 0, ACK
     // phase 11 − 1 = 10 ms: 2 segments in 10 ms. The window grows to 6: segments 4–7 leave,
     // remembering 2 delivered at 11 ms and a send phase begun at 1 ms.
@@ -104,12 +72,12 @@ fn samples_take_the_newest_segment_and_the_longer_of_the_send_and_ack_phases() {
         (4, 2, Some(ms(10)))
     );
     assert!(!rs.is_app_limited && !rs.is_retrans);
-    assert_eq!(r.s.high, 8);
+    assert_eq!(r.0.s.high, 8);
     // 13 ms: segments 2 and 3, also sent at 1 ms: 4 delivered over 12 ms. Segments 8–11 leave
     // (4 delivered at 13 ms).
     let rs = r.ack(13, 4);
     assert_eq!((rs.delivered, rs.interval), (4, Some(ms(12))));
-    assert_eq!(r.s.high, 12);
+    assert_eq!(r.0.s.high, 12);
     // 21 ms: segments 4 and 5, sent at 11 ms when 2 had been delivered (at 11 ms), the send
     // phase having begun at 1 ms: 4 more delivered, send phase 10 ms, ACK phase 10 ms.
     let rs = r.ack(21, 6);
@@ -124,13 +92,13 @@ fn samples_take_the_newest_segment_and_the_longer_of_the_send_and_ack_phases() {
     assert_eq!((rs.snd_interval, rs.rcv_interval), (ms(12), ms(9)));
     assert_eq!((rs.delivered, rs.interval), (8, Some(ms(12))));
     assert_eq!(rs.rtt, Some(ms(9)));
-    assert_eq!(r.s.st.delivered, 12);
+    assert_eq!(r.0.s.st.delivered, 12);
 }
 
 #[test]
 fn a_sample_shorter_than_the_minimum_rtt_is_invalid() {
     let mut r = Rig::new();
-    r.s.p.timestamps = true;
+    r.0.s.p.timestamps = true;
     // Every ACK echoes a timestamp 10 ms old (as a delayed ACK echoes the earlier segment of
     // a pair, RFC 7323 §4.3): the RTT estimate, and its minimum, stay at 10 ms.
     let echo = |ms: u64| SimTime::from_millis(ms - 10);
@@ -141,8 +109,8 @@ fn a_sample_shorter_than_the_minimum_rtt_is_invalid() {
                                     // with nothing outstanding: its send phase starts afresh at 31 ms, and so does its ACK
                                     // phase.
     r.ack_echoing(31, 16, echo(31));
-    assert_eq!(r.s.high, 36);
-    assert_eq!(r.s.st.min_rtt, ms(10));
+    assert_eq!(r.0.s.high, 36);
+    assert_eq!(r.0.s.st.min_rtt, ms(10));
     // Segment 16 acknowledged at 36 ms: both phases 5 ms or less, shorter than the 10 ms
     // minimum RTT: no rate, though the count is kept (Linux sets the interval to −1).
     let rs = r.ack_echoing(36, 17, echo(36));
@@ -158,16 +126,16 @@ fn segments_sent_while_application_limited_mark_their_samples_until_the_bubble_i
     let mut r = Rig::new();
     // As BBR's ProbeRTT does: the samples of what is sent from now on say so, until more than
     // 3 segments have been delivered.
-    r.s.st.app_limited = 3;
+    r.0.s.st.app_limited = 3;
     let rs = r.ack(11, 2); // segments sent before the mark; 4–7 leave marked
     assert!(!rs.is_app_limited);
     assert_eq!(
-        r.s.st.app_limited, 3,
+        r.0.s.st.app_limited, 3,
         "2 delivered: the bubble is still out"
     );
     let rs = r.ack(13, 4); // 4 > 3 delivered: the mark is cleared; 8–11 leave unmarked
     assert!(!rs.is_app_limited);
-    assert_eq!(r.s.st.app_limited, 0);
+    assert_eq!(r.0.s.st.app_limited, 0);
     assert!(
         r.ack(21, 6).is_app_limited,
         "segments 4 and 5 were sent marked"
@@ -175,10 +143,10 @@ fn segments_sent_while_application_limited_mark_their_samples_until_the_bubble_i
     assert!(!r.ack(22, 12).is_app_limited, "the newest, 11, was not");
     // The application stops: once the window has room and no data is left, the connection is
     // marked until what is in flight now is delivered (Linux `tcp_rate_check_app_limited`).
-    r.s.stop();
-    let in_flight_after = r.s.high - 14;
+    r.0.s.stop();
+    let in_flight_after = r.0.s.high - 14;
     r.ack(32, 14);
-    assert_eq!(r.s.st.app_limited, r.s.st.delivered + in_flight_after);
+    assert_eq!(r.0.s.st.app_limited, r.0.s.st.delivered + in_flight_after);
 }
 
 #[test]
@@ -188,16 +156,16 @@ fn a_segment_sacked_before_a_timeout_is_not_delivered_twice() {
     // above it, segment 0 is lost (RFC 6675 IsLost): fast recovery resends it and, the
     // window (ssthresh 2) allowing, sends segment 4.
     r.sack(11, 0, (1, 4));
-    assert_eq!((r.s.st.delivered, r.s.st.lost, r.s.high), (3, 1, 5));
+    assert_eq!((r.0.s.st.delivered, r.0.s.st.lost, r.0.s.high), (3, 1, 5));
     // The retransmission timer fires: the sender forgets its SACK marks (RFC 6675 §5.1) and
     // goes back to segment 0; every un-SACKed segment outstanding not yet counted lost is
     // (Linux `tcp_enter_loss`): segment 4.
-    let rto = r.s.rto_timer.deadline().unwrap();
+    let rto = r.0.s.rto_timer.deadline().unwrap();
     let t = rto.as_nanos() / 1_000_000;
     r.at(t, |s, io| s.on_timer(crate::tcp::timer::TimerName::Rto, io));
-    assert_eq!(r.s.st.lost, 2);
+    assert_eq!(r.0.s.st.lost, 2);
     // The cumulative ACK of all four delivers only segment 0 anew: 4 in all, not 7.
     let rs = r.ack(t + 10, 4);
-    assert_eq!(r.s.st.delivered, 4);
+    assert_eq!(r.0.s.st.delivered, 4);
     assert_eq!(rs.acked_sacked, 1);
 }

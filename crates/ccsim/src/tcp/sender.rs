@@ -186,25 +186,13 @@ impl Sender {
         } else {
             (p.rwnd / mss as u64).max(1) as f64
         };
-        let st = TcpState {
-            cwnd: p.initial_window as f64,
-            ssthresh: p.initial_ssthresh,
+        let st = TcpState::new(
+            p.initial_window as f64,
+            p.initial_ssthresh,
             mss,
             rwnd,
-            flight: 0,
-            ca_state: CaState::Open,
-            srtt: SimTime::ZERO,
-            min_rtt: SimTime::MAX,
-            now: SimTime::ZERO,
-            snd_una: 0,
-            snd_nxt: 0,
-            pacing_rate: f64::INFINITY,
-            delivered: 0,
-            lost: 0,
-            app_limited: 0,
-            ecn_echoes: 0,
             slow_start,
-        };
+        );
         let rtt = RttEstimator::new(
             p.initial_rto,
             p.min_rto,

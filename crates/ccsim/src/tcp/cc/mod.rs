@@ -154,6 +154,30 @@ pub struct TcpState {
 }
 
 impl TcpState {
+    /// A connection before it has sent anything: the window and threshold given, nothing in
+    /// flight or delivered, no RTT sample, unpaced.
+    pub fn new(cwnd: f64, ssthresh: f64, mss: u32, rwnd: f64, slow_start: SlowStart) -> TcpState {
+        TcpState {
+            cwnd,
+            ssthresh,
+            mss,
+            rwnd,
+            flight: 0,
+            ca_state: CaState::Open,
+            srtt: SimTime::ZERO,
+            min_rtt: SimTime::MAX,
+            now: SimTime::ZERO,
+            snd_una: 0,
+            snd_nxt: 0,
+            pacing_rate: f64::INFINITY,
+            delivered: 0,
+            lost: 0,
+            app_limited: 0,
+            ecn_echoes: 0,
+            slow_start,
+        }
+    }
+
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
@@ -283,23 +307,10 @@ pub fn cong_avoid_ai(st: &mut TcpState, w: f64, acked: f64) {
 #[cfg(test)]
 pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> TcpState {
     TcpState {
-        cwnd,
-        ssthresh,
-        mss: 1000,
-        rwnd: f64::INFINITY,
         flight: cwnd as u64,
-        ca_state: CaState::Open,
-        srtt: SimTime::ZERO,
         min_rtt: SimTime::ZERO,
-        now: SimTime::ZERO,
-        snd_una: 0,
         snd_nxt: cwnd as u64,
-        pacing_rate: f64::INFINITY,
-        delivered: 0,
-        lost: 0,
-        app_limited: 0,
-        ecn_echoes: 0,
-        slow_start: SlowStart::Standard,
+        ..TcpState::new(cwnd, ssthresh, 1000, f64::INFINITY, SlowStart::Standard)
     }
 }
 

@@ -586,42 +586,6 @@ impl BbrState {
 
 /// The hooks, on the state behind the pointer.
 impl CongestionControl for Bbr {
-    fn ssthresh(&self, st: &TcpState) -> f64 {
-        self.0.ssthresh(st)
-    }
-    fn cong_avoid(&mut self, st: &mut TcpState, ack: &super::AckSample) {
-        self.0.cong_avoid(st, ack)
-    }
-    fn init(&mut self, st: &mut TcpState) {
-        self.0.init(st)
-    }
-    fn set_state(&mut self, st: &mut TcpState, new: CaState) {
-        self.0.set_state(st, new)
-    }
-    fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
-        self.0.cwnd_event(st, ev)
-    }
-    fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
-        self.0.cong_control(st, rs)
-    }
-    fn controls_window(&self) -> bool {
-        true
-    }
-    fn wants_pacing(&self) -> bool {
-        true
-    }
-    fn bw_estimate(&self) -> Option<f64> {
-        self.0.bw_estimate()
-    }
-    fn mode(&self) -> Option<f64> {
-        self.0.mode()
-    }
-    fn min_rtt_estimate(&self) -> Option<f64> {
-        self.0.min_rtt_estimate()
-    }
-}
-
-impl CongestionControl for BbrState {
     /// BBR keeps its threshold (Linux `bbr_ssthresh` saves the window, done here in
     /// `set_state`, and returns `snd_ssthresh` unchanged).
     fn ssthresh(&self, st: &TcpState) -> f64 {
@@ -632,55 +596,59 @@ impl CongestionControl for BbrState {
     fn cong_avoid(&mut self, _st: &mut TcpState, _ack: &super::AckSample) {}
 
     fn init(&mut self, st: &mut TcpState) {
+        let b = &mut *self.0;
         st.ssthresh = f64::INFINITY;
-        self.next_rtt_delivered = st.delivered;
-        self.min_rtt = st.min_rtt;
-        self.min_rtt_stamp = st.now;
-        self.delivered_time = st.now;
-        self.ack_epoch_stamp = st.now;
-        self.init_pacing_rate_from_rtt(st);
-        self.reset_lt(st);
+        b.next_rtt_delivered = st.delivered;
+        b.min_rtt = st.min_rtt;
+        b.min_rtt_stamp = st.now;
+        b.delivered_time = st.now;
+        b.ack_epoch_stamp = st.now;
+        b.init_pacing_rate_from_rtt(st);
+        b.reset_lt(st);
     }
 
     fn set_state(&mut self, st: &mut TcpState, new: CaState) {
+        let b = &mut *self.0;
         if rank(new) > rank(st.ca_state) && new != CaState::Open {
-            self.save_cwnd(st); // Linux does this in `ssthresh`, right before
+            b.save_cwnd(st); // Linux does this in `ssthresh`, right before
         }
         if new == CaState::Loss {
-            self.prev_ca_state = CaState::Loss;
-            self.full_bw = 0.0;
-            self.round_start = true; // a timeout ends the round
-            self.lt_sampling(st, 1, false);
+            b.prev_ca_state = CaState::Loss;
+            b.full_bw = 0.0;
+            b.round_start = true; // a timeout ends the round
+            b.lt_sampling(st, 1, false);
         }
     }
 
     fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
+        let b = &mut *self.0;
         if ev == CaEvent::TxStart && st.app_limited != 0 {
-            self.idle_restart = true;
-            self.ack_epoch_stamp = st.now;
-            self.ack_epoch_acked = 0;
-            match self.mode {
-                Mode::ProbeBw => self.set_pacing_rate(st, self.bbr_bw(), 1.0),
-                Mode::ProbeRtt => self.check_probe_rtt_done(st),
+            b.idle_restart = true;
+            b.ack_epoch_stamp = st.now;
+            b.ack_epoch_acked = 0;
+            match b.mode {
+                Mode::ProbeBw => b.set_pacing_rate(st, b.bbr_bw(), 1.0),
+                Mode::ProbeRtt => b.check_probe_rtt_done(st),
                 _ => {}
             }
         }
     }
 
     fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
-        self.delivered_time = rs.delivered_time;
-        self.update_bw(st, rs);
-        self.update_ack_aggregation(st, rs);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(st, rs) {
-            self.advance_cycle_phase();
+        let b = &mut *self.0;
+        b.delivered_time = rs.delivered_time;
+        b.update_bw(st, rs);
+        b.update_ack_aggregation(st, rs);
+        if b.mode == Mode::ProbeBw && b.is_next_cycle_phase(st, rs) {
+            b.advance_cycle_phase();
         }
-        self.check_full_bw_reached(rs);
-        self.check_drain(st, rs);
-        self.update_min_rtt(st, rs);
-        self.update_gains();
-        let bw = self.bbr_bw();
-        self.set_pacing_rate(st, bw, self.pacing_gain);
-        self.set_cwnd(st, rs, bw, self.cwnd_gain);
+        b.check_full_bw_reached(rs);
+        b.check_drain(st, rs);
+        b.update_min_rtt(st, rs);
+        b.update_gains();
+        let bw = b.bbr_bw();
+        b.set_pacing_rate(st, bw, b.pacing_gain);
+        b.set_cwnd(st, rs, bw, b.cwnd_gain);
     }
 
     fn controls_window(&self) -> bool {
@@ -692,15 +660,18 @@ impl CongestionControl for BbrState {
     }
 
     fn bw_estimate(&self) -> Option<f64> {
-        Some(self.bbr_bw() * self.p.mss)
+        let b = &*self.0;
+        Some(b.bbr_bw() * b.p.mss)
     }
 
     fn mode(&self) -> Option<f64> {
-        Some(self.mode as u8 as f64)
+        let b = &*self.0;
+        Some(b.mode as u8 as f64)
     }
 
     fn min_rtt_estimate(&self) -> Option<f64> {
-        (self.min_rtt != SimTime::MAX).then(|| self.min_rtt.as_secs_f64())
+        let b = &*self.0;
+        (b.min_rtt != SimTime::MAX).then(|| b.min_rtt.as_secs_f64())
     }
 }
 
