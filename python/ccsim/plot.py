@@ -41,11 +41,12 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "pacing_rate": ("pacing rate", "pacing rate (Mb/s)", 1e-6),
     "cc_mode": ("congestion-control state", "BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT", 1.0),
     "min_rtt": ("min-RTT estimate", "min RTT (ms)", 1e3),
+    "ecn_alpha": ("marked fraction estimate (α)", "α", 1.0),
 }
 # Series that hold their value until the next sample (recorded on change or sampled).
 _STEPPED = {
     "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
-    "bw_estimate", "acns_command", "cwnd_hold", "pacing_rate", "cc_mode", "min_rtt",
+    "bw_estimate", "acns_command", "cwnd_hold", "pacing_rate", "cc_mode", "min_rtt", "ecn_alpha",
 }  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.

@@ -20,6 +20,7 @@ import pandas as pd
 FLOW_SERIES = (
     "cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate",
     "acns_command", "cwnd_hold", "delivery_rate", "pacing_rate", "cc_mode", "min_rtt",
+    "ecn_alpha",
 )  # fmt: skip
 QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
@@ -191,7 +192,7 @@ class Result:
         (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while NDCA's hold is on (no growth
         above its estimated threshold) else 0, delivery_rate and pacing_rate bits per second,
         cc_mode the algorithm's state (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT), min_rtt
-        seconds.
+        seconds, ecn_alpha the estimated fraction of marked packets (DCTCP's and Prague's α).
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

@@ -225,6 +225,9 @@ pub struct Ack {
     /// The ACK carried ECN-Echo.
     #[pyo3(get)]
     ece: bool,
+    /// Segments reported CE-marked since the previous ACK of new data (0 without ECN).
+    #[pyo3(get)]
+    ce: u64,
 }
 
 impl Ack {
@@ -235,6 +238,7 @@ impl Ack {
             rtt: a.rtt.map(|t| t.as_secs_f64()),
             rtt_ns: a.rtt.map(|t| t.as_nanos()),
             ece: a.ece,
+            ce: a.ce,
         }
     }
 }

@@ -45,6 +45,10 @@ pub mod flags {
     pub const CWR: u8 = 0x80;
     /// The spare reserved bit (ACNS uses it as CMT).
     pub const RSV: u8 = 0x08;
+    /// Accurate ECN's AE bit (the former NS bit of RFC 3540, header bit 7), kept in the
+    /// position of URG, which ccsim's connections never set; the trace and pcap writer show
+    /// it as AE in its place.
+    pub const AE: u8 = 0x20;
 }
 
 /// What a packet is, for the endpoint that receives it.

@@ -93,6 +93,9 @@ series! {
     /// The congestion control's minimum-RTT estimate per TCP flow, seconds (BBR's windowed
     /// min_rtt; recorded only for algorithms that keep one).
     MinRtt = "min_rtt", Sender;
+    /// The congestion control's estimate of the fraction of its packets marked CE per TCP
+    /// flow, 0 to 1 (DCTCP's and Prague's α; recorded only for algorithms that keep one).
+    EcnAlpha = "ecn_alpha", Sender;
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::queue::{DropTailSpec, Queue, QueueConfig, QueueContext, QueueSpec};
 use crate::rng::Rng;
 use crate::sim::{FlowInfo, FlowSlot, Simulation, TcpConn};
 use crate::tcp::acns::AcnsConfig;
-use crate::tcp::cc::{BuildContext, Cc, CcSpec, ExternalFactory};
+use crate::tcp::cc::{BuildContext, Cc, CcSpec, CongestionControl, EcnFeedback, ExternalFactory};
 use crate::tcp::{Receiver, ReceiverConfig, Sender};
 use crate::time::{OptTime, Rate, SimTime};
 use crate::trace::Recorder;
@@ -661,6 +661,15 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                         built
                     }
                 };
+                if t.tcp.ecn == Some(false) && cc.needs_ecn().is_some() {
+                    return err(
+                        format!("{path}.tcp.ecn"),
+                        format!(
+                            "cc \"{}\" needs ECN (as Linux's TCP_CONG_NEEDS_ECN): leave ecn out or set it true",
+                            p.cc.name()
+                        ),
+                    );
+                }
                 let slow_start = p
                     .slow_start
                     .resolve()
@@ -680,7 +689,11 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                     dscp: p.dscp,
                     size,
                     ecn: crate::tcp::ecn::EcnEcho::new(p.receiver_ecn, p.handshake)
-                        .with_acns(p.receiver_acns, !p.handshake && p.acns.is_some()),
+                        .with_acns(p.receiver_acns, !p.handshake && p.acns.is_some())
+                        .with_feedback(
+                            cc.needs_ecn().map_or(EcnFeedback::Classic, |u| u.feedback),
+                            p.receiver_accecn,
+                        ),
                 };
                 let l = FlowLabels {
                     kind: "tcp",

@@ -26,6 +26,7 @@
 //! | slow_start         | standard                   | standard                    | standard                     |
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
+//! | receiver_accecn    | on (an L4S host)           | on                          | on                           |
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
 //! | prr                | off (Linux: on; with RACK) | off                         | off                          |
@@ -84,6 +85,7 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                receiver_accecn: true,
                 acns: None,
                 receiver_acns: true,
             },
@@ -118,6 +120,7 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                receiver_accecn: true,
                 acns: None,
                 receiver_acns: true,
             },
@@ -152,6 +155,7 @@ impl Profile {
                 dscp: 0,
                 ecn: false,
                 receiver_ecn: true,
+                receiver_accecn: true,
                 acns: None,
                 receiver_acns: true,
             },
@@ -234,6 +238,9 @@ impl Profile {
         }
         if let Some(v) = spec.receiver_ecn {
             p.receiver_ecn = v;
+        }
+        if let Some(v) = spec.receiver_accecn {
+            p.receiver_accecn = v;
         }
         if let Some(v) = &spec.acns {
             p.acns = v.0.clone();

@@ -454,6 +454,11 @@ pub struct TcpSpec {
     /// Whether the receiver accepts ECN (false models a non-ECN peer). Default true.
     #[serde(default)]
     pub receiver_ecn: Option<bool>,
+    /// Whether the receiver supports Accurate ECN feedback (the ACE counter) when the sender
+    /// asks for it, as an algorithm that needs the count of CE marks does (`prague`); false
+    /// models an RFC 3168-only peer, to which the sender falls back. Default true.
+    #[serde(default)]
+    pub receiver_accecn: Option<bool>,
     /// ACNS (Olšovský 2014): the sender asks routers for commands and answers losses with
     /// the trend command. `true`, or a table: `request` ("window" | "every-packet"),
     /// `omega_count`, `sigma`, `th_l1`, `th_l2`, `history`. Needs `kind = "acns"` queues on the

@@ -401,8 +401,18 @@ impl Sender {
         const BITS: u8 = flags::ECE | flags::CWR | flags::RSV;
         if self.acns.is_some() && synack & BITS == acns::SYN_ACK_FLAGS {
             self.acns_start();
+        } else if self.ecn.feedback == super::ecn::EcnFeedback::Accurate
+            && self.p.ecn
+            && super::accecn::accepted(synack)
+        {
+            self.ecn.on = true;
         } else {
+            // An RFC 3168 answer to an Accurate-ECN SYN falls back to classic feedback.
             self.ecn.on = self.p.ecn && synack & BITS == flags::ECE;
+            self.ecn.feedback = match self.ecn.feedback {
+                super::ecn::EcnFeedback::Accurate => super::ecn::EcnFeedback::Classic,
+                f => f,
+            };
         }
     }
 }

@@ -5,7 +5,8 @@
 //! both ends are configured: ECN is on when the sender asks for it and the receiver accepts it.
 //!
 //! Sender (§6.1.2, §6.1.4–6.1.5): new data is ECT(0); retransmissions, SYNs and pure ACKs are
-//! Not-ECT, so a router drops rather than marks them. An ACK with ECE in the Open state reduces
+//! Not-ECT, so a router drops rather than marks them (except for an algorithm that needs ECN,
+//! whose SYNs and retransmissions Linux sends ECN-capable). An ACK with ECE in the Open state reduces
 //! the window once, to the threshold a loss would set (the congestion-control algorithm's own
 //! `ssthresh`, or the slow-start rule's decrease factor; Reno halves), with `cwnd = ssthresh`
 //! at once as ns-2 and RFC 3168 describe; it enters `CaState::Cwr` until data sent after the
@@ -18,6 +19,13 @@
 //! with CWR arrives; the first CE is acknowledged at once (Linux's quick ACK on CE), so a
 //! delayed-ACK receiver does not hold back the congestion signal.
 //!
+//! Two other feedback modes serve algorithms that need the extent of congestion, not only its
+//! onset ([`EcnFeedback`]): DCTCP's per-packet echo (RFC 8257 §3.2, Linux `tcp_dctcp.h`) and
+//! Accurate ECN's counter (`accecn.rs`). An algorithm asks for one through
+//! `CongestionControl::needs_ecn` (Linux `TCP_CONG_NEEDS_ECN`); the flow then uses ECN whatever
+//! `tcp.ecn` says. Whatever the mode, the sender counts the segments reported CE-marked
+//! ([`AckSample::ce`](super::cc::AckSample)) and reduces as above at most once per window.
+//!
 //! Deviations: Linux reduces over a round trip with PRR and freezes growth during CWR; here the
 //! cut is immediate and ACKs without ECE still grow the window (ns-2). The one-segment case of
 //! §6.1.2 (reset the timer instead of halving a window of 1) cannot arise: reactions happen only
@@ -26,6 +34,32 @@
 use super::cc::{CaEvent, CaState, CongestionControl};
 use super::sender::Sender;
 use crate::packet::{flags, Ecn, Packet};
+
+/// How the receiver reports CE marks to the sender.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum EcnFeedback {
+    /// RFC 3168 §6.1.3: ECE on every ACK from the first CE mark until a CWR arrives — one
+    /// signal per window, whatever the number of marks.
+    #[default]
+    Classic,
+    /// DCTCP's receiver (RFC 8257 §3.2, Linux `dctcp_ece_ack_update`): ECE mirrors the CE
+    /// state of the latest data packet, and a change of state is acknowledged at once (after
+    /// a delayed ACK for the packets before it, with their state), so that the ACKs tell the
+    /// sender how many segments were marked.
+    PerPacket,
+    /// Accurate ECN (draft-ietf-tcpm-accurate-ecn): the count of CE-marked packets, modulo 8,
+    /// in the ACE field of every ACK (`accecn.rs`), negotiated in the handshake with fallback
+    /// to `Classic`.
+    Accurate,
+}
+
+/// How an algorithm uses ECN, for one that needs it (Linux `TCP_CONG_NEEDS_ECN`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EcnUse {
+    /// Its data is ECT(1), the L4S identifier (RFC 9331 §4), rather than ECT(0).
+    pub ect1: bool,
+    pub feedback: EcnFeedback,
+}
 
 /// The sender's ECN state.
 #[derive(Clone, Debug, Default)]
@@ -36,16 +70,46 @@ pub struct EcnSender {
     pub acns: bool,
     /// Set CWR on the next new data packet.
     cwr_pending: bool,
+    /// The feedback asked for and, once negotiated, in use.
+    pub feedback: EcnFeedback,
+    /// New data is ECT(1).
+    pub ect1: bool,
+    /// The algorithm needs ECN: the SYN and retransmissions are ECN-capable too, as Linux
+    /// sends them for such an algorithm (`tcp_ecn_send_syn`, `tcp_ecn_send`), so that a queue
+    /// marking far below its limit (DCTCP's step) does not drop them.
+    pub ca_needs: bool,
+    /// The ACE value of the last ACK (Accurate ECN's `s.cep` modulo 8).
+    pub(super) ace: u8,
+    /// Segments reported CE-marked by ACKs that acknowledged no new data, for the next one
+    /// that does (`AckSample::ce`); saturates at 255 (a byte keeps the sender at 680 bytes;
+    /// only a recovery of more than 36 duplicate ACKs reporting marks reaches it).
+    pub(super) ce_pending: u8,
     /// One past the last segment sent before the reduction (Linux `high_seq`).
     cwr_high: u64,
 }
 
 impl EcnSender {
     /// `statically_on`: there is no handshake, this end asks for ECN and the peer accepts it.
-    pub fn new(statically_on: bool) -> EcnSender {
+    /// `usage`: what the congestion-control algorithm needs, if it needs ECN.
+    pub fn new(statically_on: bool, usage: Option<EcnUse>) -> EcnSender {
         EcnSender {
             on: statically_on,
+            feedback: usage.map_or(EcnFeedback::Classic, |u| u.feedback),
+            ect1: usage.is_some_and(|u| u.ect1),
+            ca_needs: usage.is_some(),
+            ace: super::accecn::ACE_INIT,
             ..Default::default()
+        }
+    }
+}
+
+impl EcnSender {
+    /// The ECN-capable codepoint of this connection's packets.
+    pub fn codepoint(&self) -> Ecn {
+        if self.ect1 {
+            Ecn::Ect1
+        } else {
+            Ecn::Ect0
         }
     }
 }
@@ -57,11 +121,14 @@ impl Sender {
     /// Sets the ECN codepoint and CWR flag of data segment `seg` about to be sent, and ACNS's
     /// request bit.
     pub(super) fn ecn_stamp(&mut self, p: &mut Packet, seg: u64, new_data: bool) {
-        if !self.ecn.on || !new_data {
+        if !self.ecn.on || !(new_data || self.ecn.ca_needs) {
             p.ecn = Ecn::NotEct;
             return;
         }
-        p.ecn = Ecn::Ect0;
+        p.ecn = self.ecn.codepoint();
+        if !new_data {
+            return;
+        }
         if self.ecn.acns {
             self.acns_stamp(p, seg);
         }
@@ -71,9 +138,11 @@ impl Sender {
         }
     }
 
-    /// The window was reduced (ECN echo, fast retransmit or timeout): tell the receiver.
+    /// The window was reduced (ECN echo, fast retransmit or timeout): tell the receiver — not
+    /// under Accurate ECN, where CWR is a bit of the ACE counter and the receiver needs no
+    /// acknowledgement of the reduction.
     pub(super) fn ecn_window_reduced(&mut self) {
-        if self.ecn.on {
+        if self.ecn.on && self.ecn.feedback != EcnFeedback::Accurate {
             self.ecn.cwr_pending = true;
         }
     }
@@ -86,6 +155,33 @@ impl Sender {
     pub(super) fn ecn_new_ack(&mut self) {
         if self.st.ca_state == CaState::Cwr && self.una > self.ecn.cwr_high {
             self.set_ca_state(CaState::Open);
+        }
+    }
+
+    /// The congestion signal of an ACK on a connection using ECN (not ACNS): whether it reports
+    /// congestion (ECE; under Accurate ECN, a rise of the CE counter, kept for the next ACK of
+    /// new data: `take_ce`).
+    pub(super) fn ecn_signal(&mut self, fl: u8) -> bool {
+        match self.ecn.feedback {
+            EcnFeedback::Classic | EcnFeedback::PerPacket => fl & flags::ECE != 0,
+            EcnFeedback::Accurate => {
+                let ce = self.accecn_delta(fl);
+                self.ecn.ce_pending = self.ecn.ce_pending.saturating_add(ce as u8);
+                ce > 0
+            }
+        }
+    }
+
+    /// The segments reported CE-marked since the last ACK of new data, on an ACK of `acked`
+    /// new segments: under classic and per-packet feedback the segments an ECE ACK
+    /// acknowledges (Linux counts them as CE-delivered, `delivered_ce`), under Accurate ECN
+    /// the counter's rise since the last ACK of new data.
+    #[inline(never)]
+    pub(super) fn take_ce(&mut self, acked: u64, ece: bool) -> u64 {
+        match self.ecn.feedback {
+            EcnFeedback::Accurate => std::mem::take(&mut self.ecn.ce_pending) as u64,
+            _ if ece => acked,
+            _ => 0,
         }
     }
 
@@ -122,8 +218,13 @@ pub struct EcnEcho {
     pub acns: bool,
     /// The most severe ACNS command since the last ACK.
     pub(super) command: crate::acns::Command,
-    /// Echo ECE on every ACK until a CWR arrives.
-    echo: bool,
+    /// Classic: echo ECE on every ACK until a CWR arrives. Per-packet: the latest data
+    /// packet was CE. Accurate: the previous data packet was CE (for change-triggered ACKs).
+    pub(super) echo: bool,
+    /// The feedback in use (per-packet as configured; Accurate once negotiated).
+    pub feedback: EcnFeedback,
+    /// The receiver supports Accurate ECN when the sender asks for it.
+    pub(super) accurate_capable: bool,
     /// CE-marked data packets that arrived.
     pub ce_received: u64,
 }
@@ -138,8 +239,21 @@ impl EcnEcho {
         }
     }
 
+    /// The feedback the flow's algorithm needs (`feedback`) and whether this receiver supports
+    /// Accurate ECN (`accurate`). DCTCP's per-packet echo is the receiver's own setting, as in
+    /// a data centre where both ends run DCTCP; Accurate ECN is negotiated in the handshake, or,
+    /// without one, used where the receiver supports it (classic otherwise).
+    pub fn with_feedback(mut self, feedback: EcnFeedback, accurate: bool) -> EcnEcho {
+        self.accurate_capable = accurate;
+        self.feedback = match feedback {
+            EcnFeedback::Accurate if !(accurate && self.on) => EcnFeedback::Classic,
+            f => f,
+        };
+        self
+    }
+
     /// A SYN arrived: returns the ECN flags of the SYN-ACK (ECE and CMT if ACNS is agreed,
-    /// ECE if ECN is).
+    /// ECE if ECN is, Accurate ECN's answer if the SYN asks for it and this end supports it).
     pub fn on_syn(&mut self, syn_flags: u8) -> u8 {
         use crate::acns::{SYN_ACK_FLAGS, SYN_FLAGS as ACNS_SYN};
         self.acns = self.acns_capable && syn_flags & ACNS_SYN == ACNS_SYN;
@@ -148,6 +262,13 @@ impl EcnEcho {
             return SYN_ACK_FLAGS;
         }
         self.on = self.capable && syn_flags & SYN_FLAGS == SYN_FLAGS;
+        if self.on && self.accurate_capable && super::accecn::asks(syn_flags) {
+            self.feedback = EcnFeedback::Accurate;
+            return super::accecn::SYN_ACK_FLAGS;
+        }
+        if self.feedback == EcnFeedback::Accurate {
+            self.feedback = EcnFeedback::Classic;
+        }
         if self.on {
             flags::ECE
         } else {
@@ -155,7 +276,9 @@ impl EcnEcho {
         }
     }
 
-    /// A data packet arrived; true if it starts an echo, so it should be acknowledged at once.
+    /// A data packet arrived; true if it should be acknowledged at once. Under the per-packet
+    /// echo a change of CE state is not yet taken in: the receiver first sends the delayed
+    /// ACK, if one is pending, with the state of the packets it covers (`take_change`).
     pub fn on_data(&mut self, pkt: &Packet) -> bool {
         if pkt.ecn == Ecn::Ce {
             self.ce_received += 1;
@@ -166,15 +289,28 @@ impl EcnEcho {
         if self.acns {
             return self.acns_data(pkt);
         }
-        // CWR first: a CWR packet that is itself CE starts a new echo.
-        if pkt.flags & flags::CWR != 0 {
-            self.echo = false;
+        match self.feedback {
+            EcnFeedback::Classic => {
+                // CWR first: a CWR packet that is itself CE starts a new echo.
+                if pkt.flags & flags::CWR != 0 {
+                    self.echo = false;
+                }
+                if pkt.ecn == Ecn::Ce && !self.echo {
+                    self.echo = true;
+                    return true;
+                }
+                false
+            }
+            EcnFeedback::PerPacket => (pkt.ecn == Ecn::Ce) != self.echo,
+            EcnFeedback::Accurate => self.accecn_data(pkt.ecn == Ecn::Ce),
         }
-        if pkt.ecn == Ecn::Ce && !self.echo {
-            self.echo = true;
-            return true;
+    }
+
+    /// Under the per-packet echo, the CE state changes (after `on_data` returned true).
+    pub fn take_change(&mut self) {
+        if self.feedback == EcnFeedback::PerPacket {
+            self.echo = !self.echo;
         }
-        false
     }
 
     /// Flags for the next (non-SYN) ACK; an ACNS command is echoed once.
@@ -185,6 +321,9 @@ impl EcnEcho {
         }
         if self.acns {
             return crate::acns::ack_flags(std::mem::take(&mut self.command));
+        }
+        if self.feedback == EcnFeedback::Accurate {
+            return self.ace_flags();
         }
         if self.echo {
             flags::ECE
@@ -231,6 +370,32 @@ mod tests {
         assert!(r.on_data(&data(Ecn::Ce, flags::CWR)));
         assert_eq!(r.take_ack_flags(), flags::ECE);
         assert_eq!(r.ce_received, 3);
+    }
+
+    #[test]
+    fn per_packet_echo_mirrors_each_packet_and_ignores_cwr() {
+        // RFC 8257 §3.2's two-state machine: ECE = the CE state of the latest packet; a change
+        // asks for an immediate ACK, taken in only after the pending ACK went out (`take_change`).
+        let mut r = EcnEcho::new(true, false).with_feedback(EcnFeedback::PerPacket, true);
+        assert!(!r.on_data(&data(Ecn::Ect0, 0)));
+        assert_eq!(r.take_ack_flags(), 0);
+        assert!(r.on_data(&data(Ecn::Ce, 0)), "a change of state");
+        assert_eq!(
+            r.take_ack_flags(),
+            0,
+            "the delayed ACK before it keeps the old state"
+        );
+        r.take_change();
+        assert_eq!(r.take_ack_flags(), flags::ECE);
+        assert!(
+            !r.on_data(&data(Ecn::Ce, flags::CWR)),
+            "CWR changes nothing"
+        );
+        assert_eq!(r.take_ack_flags(), flags::ECE);
+        assert!(r.on_data(&data(Ecn::Ect0, 0)));
+        r.take_change();
+        assert_eq!(r.take_ack_flags(), 0);
+        assert_eq!(r.ce_received, 2);
     }
 
     #[test]

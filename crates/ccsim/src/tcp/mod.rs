@@ -6,6 +6,7 @@
 //! books in segment indices; SACK blocks from the receiver are segment-aligned for the same
 //! reason. The handshake's SYN does not consume sequence space.
 
+mod accecn;
 pub mod acns;
 pub mod cc;
 pub mod ecn;

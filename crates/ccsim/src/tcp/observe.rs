@@ -33,6 +33,9 @@ impl Sender {
         if let Some(m) = self.cc.min_rtt_estimate() {
             put(SeriesName::MinRtt, m);
         }
+        if let Some(a) = self.cc.ecn_alpha() {
+            put(SeriesName::EcnAlpha, a);
+        }
     }
 
     /// Records the on-change series.

@@ -38,6 +38,8 @@ pub struct TcpParams {
     pub ecn: bool,
     /// The receiver accepts ECN.
     pub receiver_ecn: bool,
+    /// The receiver supports Accurate ECN when the sender asks for it (`tcp/accecn.rs`).
+    pub receiver_accecn: bool,
     /// ACNS at the sender (Olšovský 2014), if asked for.
     pub acns: Option<crate::tcp::acns::AcnsSpec>,
     /// The receiver supports ACNS.

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use super::ecn::EcnEcho;
+use super::ecn::{EcnEcho, EcnFeedback};
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
@@ -117,6 +117,9 @@ impl Receiver {
             return;
         }
         let echo_starts = self.ecn.on_data(pkt);
+        if echo_starts && self.ecn.feedback == EcnFeedback::PerPacket {
+            self.ce_state_changes(io);
+        }
         if let Some(x) = &pkt.xcp {
             self.echo_xcp(x);
         }
@@ -160,6 +163,18 @@ impl Receiver {
             self.delack_timer
                 .set_deadline(Some(io.now + self.delack_timeout));
         }
+    }
+
+    /// DCTCP's receiver (RFC 8257 §3.2, Linux `dctcp_ece_ack_update`): the CE state of the
+    /// arriving packet differs from the previous one's. A delayed ACK still pending is sent
+    /// first, with the old state, for the data before this packet; the packet itself is then
+    /// acknowledged at once with the new state.
+    #[cold]
+    fn ce_state_changes(&mut self, io: &mut Io) {
+        if self.unacked > 0 {
+            self.send_ack(io, flags::ACK);
+        }
+        self.ecn.take_change();
     }
 
     /// The delayed-ACK timer fired.

@@ -200,8 +200,18 @@ impl Sender {
             p.clock_granularity,
             p.rto_floor,
         );
-        let params = SenderParams::of(p);
-        let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake);
+        let mut params = SenderParams::of(p);
+        // An algorithm that needs ECN has it, as Linux's `TCP_CONG_NEEDS_ECN` (`tcp.ecn = false`
+        // with one is refused by the scenario builder); without a handshake, Accurate ECN only
+        // with a receiver that supports it.
+        let mut usage = cc.needs_ecn();
+        params.ecn |= usage.is_some();
+        if let Some(u) = usage.as_mut() {
+            if u.feedback == ecn::EcnFeedback::Accurate && !p.receiver_accecn && !p.handshake {
+                u.feedback = ecn::EcnFeedback::Classic;
+            }
+        }
+        let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake, usage);
         let s = Sender {
             flow,
             node,
@@ -285,8 +295,13 @@ impl Sender {
         p.flags = flags::SYN;
         if self.acns.is_some() {
             p.flags |= crate::acns::SYN_FLAGS; // an ACNS-setup SYN (Olšovský 2014 §4.2.3)
+        } else if self.p.ecn && self.ecn.feedback == ecn::EcnFeedback::Accurate {
+            p.flags |= super::accecn::SYN_FLAGS; // draft-ietf-tcpm-accurate-ecn §3.1.1
         } else if self.p.ecn {
             p.flags |= ecn::SYN_FLAGS; // an ECN-setup SYN (RFC 3168 §6.1.1)
+        }
+        if self.ecn.ca_needs {
+            p.ecn = self.ecn.codepoint(); // Linux `tcp_ecn_send_syn` for `TCP_CONG_NEEDS_ECN`
         }
         if self.syn_sent.get().is_some() {
             self.syn_retransmitted = true;
@@ -502,7 +517,7 @@ impl Sender {
             self.sack_update(&blocks[..wire.len()], io.scratch);
         }
         // On an ACNS connection ECE carries a command (`acns.rs`), not an ECN echo.
-        let ece = pkt.flags & flags::ECE != 0 && self.ecn.on && !self.ecn.acns;
+        let ece = self.ecn.on && !self.ecn.acns && self.ecn_signal(pkt.flags);
         let mut feedback_done = false;
         if let Some(x) = &pkt.xcp {
             let fb = self.xcp_feedback(x);
@@ -623,6 +638,11 @@ impl Sender {
             acked: counted,
             rtt,
             ece,
+            ce: if self.ecn.on {
+                self.take_ce(acked, ece)
+            } else {
+                0
+            },
         };
         self.cc.pkts_acked(&self.st, &sample);
         let was_recovering = self.st.ca_state == CaState::Recovery;

@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, Feedback, ParamError,
-    RateSample, TcpState,
+    AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, EcnUse, Feedback,
+    ParamError, RateSample, TcpState,
 };
 
 /// An algorithm supplied by the embedding program.
@@ -110,6 +110,12 @@ impl CongestionControl for External {
     }
     fn min_rtt_estimate(&self) -> Option<f64> {
         self.0.min_rtt_estimate()
+    }
+    fn needs_ecn(&self) -> Option<EcnUse> {
+        self.0.needs_ecn()
+    }
+    fn ecn_alpha(&self) -> Option<f64> {
+        self.0.ecn_alpha()
     }
 }
 

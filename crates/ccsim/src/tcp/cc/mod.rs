@@ -17,6 +17,7 @@ use crate::config::Profile;
 use crate::tcp::slow_start::SlowStart;
 use crate::time::SimTime;
 
+pub use crate::tcp::ecn::{EcnFeedback, EcnUse};
 pub use crate::tcp::rate::RateSample;
 pub use external::{ExternalAlgorithm, ExternalFactory};
 pub use param::ParamError;
@@ -48,6 +49,8 @@ registry::algorithms! {
     scalable => Scalable(ScalableConfig),
     /// Veno: Reno that tells random from congestion loss by Vegas's backlog (`veno.rs`).
     veno => Veno(VenoConfig),
+    /// DCTCP, RFC 8257 / Linux `tcp_dctcp.c`: cuts in proportion to the marked fraction.
+    dctcp => Dctcp(DctcpConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
@@ -195,6 +198,10 @@ pub struct AckSample {
     pub rtt: Option<SimTime>,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
+    /// Segments reported CE-marked since the previous ACK of new data, on a connection using
+    /// ECN: those acknowledged by ACKs with ECE (Linux `delivered_ce`; under the per-packet
+    /// echo, exactly the marked ones), or the rise of Accurate ECN's counter. Zero otherwise.
+    pub ce: u64,
 }
 
 /// Feedback that routers wrote into the packet and the receiver echoed.
@@ -282,6 +289,18 @@ pub trait CongestionControl {
     fn min_rtt_estimate(&self) -> Option<f64> {
         None
     }
+
+    /// The ECN codepoint and feedback the algorithm needs, for one that needs ECN (Linux
+    /// `TCP_CONG_NEEDS_ECN`): its flows then use ECN whatever `tcp.ecn` says.
+    fn needs_ecn(&self) -> Option<EcnUse> {
+        None
+    }
+
+    /// The algorithm's estimate of the fraction of marked packets (DCTCP's and Prague's α; the
+    /// `ecn_alpha` series), for one that keeps it.
+    fn ecn_alpha(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Slow start (Linux `tcp_slow_start`): grow by what the connection's slow-start rule gives
@@ -332,5 +351,6 @@ pub(crate) fn test_ack(acked: f64, rtt_ms: Option<u64>) -> AckSample {
         acked,
         rtt: rtt_ms.map(SimTime::from_millis),
         ece: false,
+        ce: 0,
     }
 }

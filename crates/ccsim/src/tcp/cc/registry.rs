@@ -117,6 +117,12 @@ macro_rules! algorithms {
             fn min_rtt_estimate(&self) -> Option<f64> {
                 match self { $( Cc::$Algo(c) => c.min_rtt_estimate(), )* }
             }
+            fn needs_ecn(&self) -> Option<EcnUse> {
+                match self { $( Cc::$Algo(c) => c.needs_ecn(), )* }
+            }
+            fn ecn_alpha(&self) -> Option<f64> {
+                match self { $( Cc::$Algo(c) => c.ecn_alpha(), )* }
+            }
         }
     };
 }
