@@ -59,12 +59,12 @@ impl CcConfig for DctcpConfig {
     fn build(&self, _ctx: &BuildContext) -> Result<Dctcp, ParamError> {
         let shift_g = self.shift_g.unwrap_or(4);
         if shift_g > 10 {
-            return Err(("shift_g".into(), format!("must be 0 to 10, got {shift_g}")));
+            return Err(("shift_g", format!("must be 0 to 10, got {shift_g}")));
         }
         let alpha = self.alpha_on_init.unwrap_or(MAX_ALPHA);
         if alpha > MAX_ALPHA {
             return Err((
-                "alpha_on_init".into(),
+                "alpha_on_init",
                 format!("must be 0 to {MAX_ALPHA} (units of 1/1024), got {alpha}"),
             ));
         }
