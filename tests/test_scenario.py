@@ -6,6 +6,7 @@ from ccsim import (
     CbrFlow,
     Chain,
     DropTail,
+    DualPi2,
     Dumbbell,
     Explicit,
     GilbertElliott,
@@ -49,6 +50,11 @@ def test_loss_models():
     }
     assert LossList([3, 7]).to_dict() == {"kind": "list", "packets": [3, 7]}
     assert DropTail(limit_bytes="64KiB").to_dict() == {"kind": "droptail", "limit_bytes": "64KiB"}
+    assert DualPi2(step_thresh="1ms", coupling_factor=2).to_dict() == {
+        "kind": "dualpi2",
+        "coupling_factor": 2,
+        "step_thresh": "1ms",
+    }
     assert Step(threshold=20, nodrop=True).to_dict() == {
         "kind": "step",
         "threshold": 20,

@@ -32,6 +32,7 @@ __all__ = [
     "Chain",
     "Codel",
     "DropTail",
+    "DualPi2",
     "Dumbbell",
     "Explicit",
     "FqCodel",
@@ -139,6 +140,27 @@ class Step(_Builder):
     limit: int | None = None
     limit_bytes: Quantity | None = None
     nodrop: bool | None = None
+
+
+@dataclass
+class DualPi2(_Builder):
+    """DualPI2 (RFC 9332, Linux ``sch_dualpi2``), the L4S coupled dual queue: ECT(1) and CE
+    packets wait in a low-latency queue marked above ``step_thresh`` (1 ms) and with the
+    coupled probability ``coupling_factor``·p'; the others in a classic queue that a PI
+    controller (``target`` 15 ms, ``tupdate`` 16 ms, ``alpha`` 0.16, ``beta`` 3.2) holds with
+    p'²; ``c_protection`` per cent of the scheduler for the classic queue when both are busy."""
+
+    kind: ClassVar[str] = "dualpi2"
+    target: Quantity | None = None
+    tupdate: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    coupling_factor: float | None = None
+    step_thresh: Quantity | None = None
+    c_protection: int | None = None
+    limit: int | None = None
+    drop_overload: bool | None = None
+    mtu: Quantity | None = None
 
 
 @dataclass
@@ -269,7 +291,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Xcp, Acns, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Step, DualPi2, Xcp, Acns, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 

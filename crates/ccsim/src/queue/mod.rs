@@ -38,6 +38,7 @@ registry::disciplines! {
     xcp => Xcp(XcpSpec),                // the XCP router (Katabi, Handley & Rohrs 2002)
     acns => Acns(AcnsQueueSpec),        // the ACNS router (Olšovský 2014)
     step => Step(StepSpec),             // DCTCP's step marking (RFC 8257 §3.1)
+    dualpi2 => DualPi2(DualPi2Spec),    // L4S's coupled dual queue (RFC 9332)
 }
 
 /// What building a discipline from its configuration may read: the scenario's defaults

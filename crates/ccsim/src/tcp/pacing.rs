@@ -86,14 +86,24 @@ pub fn linux_pacing_rate(
 
 impl Sender {
     /// Paces the connection if its settings and its algorithm say so.
-    pub(super) fn with_pacing(mut self, p: &TcpParams, wants: bool) -> Sender {
+    /// `ratios`: the algorithm's own ratios for Linux's rule, if it asks for them.
+    pub(super) fn with_pacing(
+        mut self,
+        p: &TcpParams,
+        wants: bool,
+        ratios: Option<(f64, f64)>,
+    ) -> Sender {
         let on = match p.pacing {
             Pacing::Off => false,
             Pacing::On => true,
             Pacing::Auto => wants,
         };
         if on {
-            let rule = (!wants).then_some((p.pacing_ss_ratio, p.pacing_ca_ratio));
+            let rule = if wants {
+                ratios
+            } else {
+                Some((p.pacing_ss_ratio, p.pacing_ca_ratio))
+            };
             self.pacer = Some(Box::new(Pacer::new(rule)));
         }
         self

@@ -253,7 +253,8 @@ impl Sender {
         // An external algorithm that reads router feedback gets its XCP headers on the
         // tracked send path, which the delivery-rate records put it on (`sent_extras`).
         let feedback = matches!(s.cc, Cc::External(_)) && s.cc.wants_router_feedback();
-        let mut s = s.with_pacing(p, wants_pacing);
+        let ratios = s.cc.pacing_ratios();
+        let mut s = s.with_pacing(p, wants_pacing, ratios);
         if p.prr && p.recovery == Recovery::Sack && !own_window {
             s = s.with_prr();
         }

@@ -111,6 +111,9 @@ impl CongestionControl for External {
     fn min_rtt_estimate(&self) -> Option<f64> {
         self.0.min_rtt_estimate()
     }
+    fn pacing_ratios(&self) -> Option<(f64, f64)> {
+        self.0.pacing_ratios()
+    }
     fn needs_ecn(&self) -> Option<EcnUse> {
         self.0.needs_ecn()
     }

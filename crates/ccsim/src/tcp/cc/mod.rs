@@ -51,6 +51,8 @@ registry::algorithms! {
     veno => Veno(VenoConfig),
     /// DCTCP, RFC 8257 / Linux `tcp_dctcp.c`: cuts in proportion to the marked fraction.
     dctcp => Dctcp(DctcpConfig),
+    /// TCP Prague, the L4S scalable control (`tcp_prague.c`): ECT(1), Accurate ECN, paced.
+    prague => Prague(PragueConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
@@ -287,6 +289,13 @@ pub trait CongestionControl {
 
     /// The algorithm's minimum-RTT estimate in seconds (the `min_rtt` series), if it keeps one.
     fn min_rtt_estimate(&self) -> Option<f64> {
+        None
+    }
+
+    /// For an algorithm that asks for pacing but sets no rate: the ratios (per cent, in slow
+    /// start below ssthresh/2 and after) of Linux's rule, `tcp_update_pacing_rate`, that give
+    /// its rate, recomputed by the sender after every ACK.
+    fn pacing_ratios(&self) -> Option<(f64, f64)> {
         None
     }
 

@@ -117,6 +117,9 @@ macro_rules! algorithms {
             fn min_rtt_estimate(&self) -> Option<f64> {
                 match self { $( Cc::$Algo(c) => c.min_rtt_estimate(), )* }
             }
+            fn pacing_ratios(&self) -> Option<(f64, f64)> {
+                match self { $( Cc::$Algo(c) => c.pacing_ratios(), )* }
+            }
             fn needs_ecn(&self) -> Option<EcnUse> {
                 match self { $( Cc::$Algo(c) => c.needs_ecn(), )* }
             }
