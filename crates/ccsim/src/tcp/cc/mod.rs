@@ -48,6 +48,9 @@ registry::algorithms! {
     scalable => Scalable(ScalableConfig),
     /// Veno: Reno that tells random from congestion loss by Vegas's backlog (`veno.rs`).
     veno => Veno(VenoConfig),
+    /// H-TCP: increase from the time since the last loss, β = RTT_min/RTT_max (Leith &
+    /// Shorten 2004; Linux `tcp_htcp.c`; `htcp.rs`).
+    htcp => Htcp(HtcpConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
