@@ -51,6 +51,9 @@ registry::algorithms! {
     /// H-TCP: increase from the time since the last loss, β = RTT_min/RTT_max (Leith &
     /// Shorten 2004; Linux `tcp_htcp.c`; `htcp.rs`).
     htcp => Htcp(HtcpConfig),
+    /// YeAH-TCP: Scalable's growth while a Vegas queue estimate is small, Reno's and a drain
+    /// of its own queue above it (Baiocchi et al. 2007; Linux `tcp_yeah.c`; `yeah.rs`).
+    yeah => Yeah(YeahConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
