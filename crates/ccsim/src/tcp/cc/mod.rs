@@ -54,6 +54,9 @@ registry::algorithms! {
     /// YeAH-TCP: Scalable's growth while a Vegas queue estimate is small, Reno's and a drain
     /// of its own queue above it (Baiocchi et al. 2007; Linux `tcp_yeah.c`; `yeah.rs`).
     yeah => Yeah(YeahConfig),
+    /// TCP-LP: low priority, yields at a rise of the one-way delay (Kuzmanovic & Knightly
+    /// 2003; Linux `tcp_lp.c`; `lp.rs`).
+    lp => Lp(LpConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
