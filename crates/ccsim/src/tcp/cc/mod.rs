@@ -57,6 +57,9 @@ registry::algorithms! {
     /// TCP-LP: low priority, yields at a rise of the one-way delay (Kuzmanovic & Knightly
     /// 2003; Linux `tcp_lp.c`; `lp.rs`).
     lp => Lp(LpConfig),
+    /// LEDBAT, RFC 6817: background transport that holds 100 ms of queueing delay and yields
+    /// to other traffic (as ns-3's `TcpLedbat`; `ledbat.rs`).
+    ledbat => Ledbat(LedbatConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
