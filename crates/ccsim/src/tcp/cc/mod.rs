@@ -53,6 +53,18 @@ registry::algorithms! {
     dctcp => Dctcp(DctcpConfig),
     /// TCP Prague, the L4S scalable control (`tcp_prague.c`): ECT(1), Accurate ECN, paced.
     prague => Prague(PragueConfig),
+    /// H-TCP: increase from the time since the last loss, β = RTT_min/RTT_max (Leith &
+    /// Shorten 2004; Linux `tcp_htcp.c`; `htcp.rs`).
+    htcp => Htcp(HtcpConfig),
+    /// YeAH-TCP: Scalable's growth while a Vegas queue estimate is small, Reno's and a drain
+    /// of its own queue above it (Baiocchi et al. 2007; Linux `tcp_yeah.c`; `yeah.rs`).
+    yeah => Yeah(YeahConfig),
+    /// TCP-LP: low priority, yields at a rise of the one-way delay (Kuzmanovic & Knightly
+    /// 2003; Linux `tcp_lp.c`; `lp.rs`).
+    lp => Lp(LpConfig),
+    /// LEDBAT, RFC 6817: background transport that holds 100 ms of queueing delay and yields
+    /// to other traffic (as ns-3's `TcpLedbat`; `ledbat.rs`).
+    ledbat => Ledbat(LedbatConfig),
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
