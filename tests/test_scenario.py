@@ -14,6 +14,7 @@ from ccsim import (
     LossList,
     OnOffFlow,
     Outage,
+    Red,
     Scenario,
     ScenarioError,
     Step,
@@ -53,6 +54,11 @@ def test_loss_models():
         "kind": "step",
         "threshold": 20,
         "nodrop": True,
+    }
+    assert Red(adaptive=True, interval="1s").to_dict() == {
+        "kind": "red",
+        "adaptive": True,
+        "interval": "1s",
     }
 
 

@@ -107,7 +107,9 @@ class DropTail(_Builder):
 class Red(_Builder):
     """RED as ns-2.35 implements it; thresholds in packets. Unset fields take the profile's
     defaults (see the scenario reference); ``auto`` derives min_th/max_th/q_weight from the
-    link as ns-2 does."""
+    link as ns-2 does. ``adaptive=True`` is Adaptive RED (Floyd, Gummadi & Shenker 2001):
+    max_p moves every ``interval`` (0.5 s) by +min(``alpha``, max_p/4) or ×``beta`` to keep
+    the average in the middle fifth of [min_th, max_th], between ``bottom`` and ``top``."""
 
     kind: ClassVar[str] = "red"
     limit: int | None = None
@@ -124,6 +126,12 @@ class Red(_Builder):
     use_mark_p: bool | None = None
     harddrop: bool | None = None
     auto: bool | None = None
+    adaptive: bool | None = None
+    interval: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    top: float | None = None
+    bottom: float | None = None
 
 
 @dataclass
