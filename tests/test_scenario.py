@@ -8,6 +8,7 @@ from ccsim import (
     DropTail,
     Dumbbell,
     Explicit,
+    FqPie,
     GilbertElliott,
     Link,
     LinkOverride,
@@ -55,6 +56,7 @@ def test_loss_models():
         "threshold": 20,
         "nodrop": True,
     }
+    assert FqPie(ecn=True, ecn_prob=20).to_dict() == {"kind": "fq_pie", "ecn": True, "ecn_prob": 20}
     assert Red(adaptive=True, interval="1s").to_dict() == {
         "kind": "red",
         "adaptive": True,

@@ -35,6 +35,7 @@ __all__ = [
     "Dumbbell",
     "Explicit",
     "FqCodel",
+    "FqPie",
     "GilbertElliott",
     "Link",
     "LinkOverride",
@@ -197,6 +198,28 @@ class FqCodel(_Builder):
 
 
 @dataclass
+class FqPie(_Builder):
+    """FQ-PIE (Linux ``sch_fq_pie``): 1024 ``flows`` served by deficit round robin
+    (``quantum`` 1514 B), PIE (RFC 8033) in each: ``target`` 15 ms, ``tupdate`` 15 ms,
+    ``alpha`` 0.125, ``beta`` 1.25 (Hz); with ``ecn``, marks while a queue's probability is at
+    most ``ecn_prob`` percent (10)."""
+
+    kind: ClassVar[str] = "fq_pie"
+    flows: int | None = None
+    quantum: Quantity | None = None
+    target: Quantity | None = None
+    tupdate: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    limit: int | None = None
+    memory_limit: Quantity | None = None
+    ecn: bool | None = None
+    ecn_prob: int | None = None
+    bytemode: bool | None = None
+    dq_rate_estimator: bool | None = None
+
+
+@dataclass
 class Xcp(_Builder):
     """The XCP router (Katabi et al. 2002): a FIFO of ``limit`` packets whose departing XCP
     packets get the controllers' feedback (``alpha`` 0.4, ``beta`` 0.226, ``gamma`` 0.1). Flows
@@ -277,7 +300,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Xcp, Acns, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, FqPie, Xcp, Acns, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 
