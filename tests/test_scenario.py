@@ -5,6 +5,7 @@ from ccsim import (
     Bernoulli,
     CbrFlow,
     Chain,
+    Cobalt,
     DropTail,
     Dumbbell,
     Explicit,
@@ -57,6 +58,7 @@ def test_loss_models():
         "nodrop": True,
     }
     assert FqPie(ecn=True, ecn_prob=20).to_dict() == {"kind": "fq_pie", "ecn": True, "ecn_prob": 20}
+    assert Cobalt(p_inc=0.01).to_dict() == {"kind": "cobalt", "p_inc": 0.01}
     assert Red(adaptive=True, interval="1s").to_dict() == {
         "kind": "red",
         "adaptive": True,

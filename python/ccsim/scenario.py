@@ -30,6 +30,7 @@ __all__ = [
     "Bernoulli",
     "CbrFlow",
     "Chain",
+    "Cobalt",
     "Codel",
     "DropTail",
     "Dumbbell",
@@ -220,6 +221,24 @@ class FqPie(_Builder):
 
 
 @dataclass
+class Cobalt(_Builder):
+    """COBALT, CAKE's AQM as one queue (Linux ``sch_cake``): CoDel's control law (``target``
+    5 ms, ``interval`` 100 ms, ECN marks on by default) beside BLUE, whose drop probability
+    rises by ``p_inc`` (1/256) at each overflow of ``limit`` packets or ``memory_limit`` bytes
+    and falls by ``p_dec`` (1/4096) when the queue is found empty."""
+
+    kind: ClassVar[str] = "cobalt"
+    target: Quantity | None = None
+    interval: Quantity | None = None
+    limit: int | None = None
+    memory_limit: Quantity | None = None
+    mtu: Quantity | None = None
+    ecn: bool | None = None
+    p_inc: float | None = None
+    p_dec: float | None = None
+
+
+@dataclass
 class Xcp(_Builder):
     """The XCP router (Katabi et al. 2002): a FIFO of ``limit`` packets whose departing XCP
     packets get the controllers' feedback (``alpha`` 0.4, ``beta`` 0.226, ``gamma`` 0.1). Flows
@@ -300,7 +319,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, FqPie, Xcp, Acns, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, FqPie, Cobalt, Xcp, Acns, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 
