@@ -160,6 +160,12 @@ def training_set() -> dict[str, dict]:
         d["topology"]["bottleneck"]["queue"] = queue
         d["trace"]["interval"] = "10ms"
         out[f"queue-{q}"] = d
+    # Adaptive RED is a setting of RED, not a kind of its own: an example so that its max_p
+    # controller is trained too (it first acts 0.5 s in).
+    d = _variant("queue-red-adaptive", series, ecn=True)
+    d["topology"]["bottleneck"]["queue"] = {"kind": "red", "adaptive": True, "ecn": True}
+    d["trace"]["interval"] = "10ms"
+    out["queue-red-adaptive"] = d
     for loss in _kinds(defs, "LossSpec"):
         if loss not in LOSS_EXAMPLES:
             raise PgoError(

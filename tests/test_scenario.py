@@ -5,16 +5,19 @@ from ccsim import (
     Bernoulli,
     CbrFlow,
     Chain,
+    Cobalt,
     DropTail,
     DualPi2,
     Dumbbell,
     Explicit,
+    FqPie,
     GilbertElliott,
     Link,
     LinkOverride,
     LossList,
     OnOffFlow,
     Outage,
+    Red,
     Scenario,
     ScenarioError,
     Step,
@@ -59,6 +62,13 @@ def test_loss_models():
         "kind": "step",
         "threshold": 20,
         "nodrop": True,
+    }
+    assert FqPie(ecn=True, ecn_prob=20).to_dict() == {"kind": "fq_pie", "ecn": True, "ecn_prob": 20}
+    assert Cobalt(p_inc=0.01).to_dict() == {"kind": "cobalt", "p_inc": 0.01}
+    assert Red(adaptive=True, interval="1s").to_dict() == {
+        "kind": "red",
+        "adaptive": True,
+        "interval": "1s",
     }
 
 

@@ -30,12 +30,14 @@ __all__ = [
     "Bernoulli",
     "CbrFlow",
     "Chain",
+    "Cobalt",
     "Codel",
     "DropTail",
     "DualPi2",
     "Dumbbell",
     "Explicit",
     "FqCodel",
+    "FqPie",
     "GilbertElliott",
     "Link",
     "LinkOverride",
@@ -108,7 +110,9 @@ class DropTail(_Builder):
 class Red(_Builder):
     """RED as ns-2.35 implements it; thresholds in packets. Unset fields take the profile's
     defaults (see the scenario reference); ``auto`` derives min_th/max_th/q_weight from the
-    link as ns-2 does."""
+    link as ns-2 does. ``adaptive=True`` is Adaptive RED (Floyd, Gummadi & Shenker 2001):
+    max_p moves every ``interval`` (0.5 s) by +min(``alpha``, max_p/4) or ×``beta`` to keep
+    the average in the middle fifth of [min_th, max_th], between ``bottom`` and ``top``."""
 
     kind: ClassVar[str] = "red"
     limit: int | None = None
@@ -125,6 +129,12 @@ class Red(_Builder):
     use_mark_p: bool | None = None
     harddrop: bool | None = None
     auto: bool | None = None
+    adaptive: bool | None = None
+    interval: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    top: float | None = None
+    bottom: float | None = None
 
 
 @dataclass
@@ -211,6 +221,46 @@ class FqCodel(_Builder):
 
 
 @dataclass
+class FqPie(_Builder):
+    """FQ-PIE (Linux ``sch_fq_pie``): 1024 ``flows`` served by deficit round robin
+    (``quantum`` 1514 B), PIE (RFC 8033) in each: ``target`` 15 ms, ``tupdate`` 15 ms,
+    ``alpha`` 0.125, ``beta`` 1.25 (Hz); with ``ecn``, marks while a queue's probability is at
+    most ``ecn_prob`` percent (10)."""
+
+    kind: ClassVar[str] = "fq_pie"
+    flows: int | None = None
+    quantum: Quantity | None = None
+    target: Quantity | None = None
+    tupdate: Quantity | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    limit: int | None = None
+    memory_limit: Quantity | None = None
+    ecn: bool | None = None
+    ecn_prob: int | None = None
+    bytemode: bool | None = None
+    dq_rate_estimator: bool | None = None
+
+
+@dataclass
+class Cobalt(_Builder):
+    """COBALT, CAKE's AQM as one queue (Linux ``sch_cake``): CoDel's control law (``target``
+    5 ms, ``interval`` 100 ms, ECN marks on by default) beside BLUE, whose drop probability
+    rises by ``p_inc`` (1/256) at each overflow of ``limit`` packets or ``memory_limit`` bytes
+    and falls by ``p_dec`` (1/4096) when the queue is found empty."""
+
+    kind: ClassVar[str] = "cobalt"
+    target: Quantity | None = None
+    interval: Quantity | None = None
+    limit: int | None = None
+    memory_limit: Quantity | None = None
+    mtu: Quantity | None = None
+    ecn: bool | None = None
+    p_inc: float | None = None
+    p_dec: float | None = None
+
+
+@dataclass
 class Xcp(_Builder):
     """The XCP router (Katabi et al. 2002): a FIFO of ``limit`` packets whose departing XCP
     packets get the controllers' feedback (``alpha`` 0.4, ``beta`` 0.226, ``gamma`` 0.1). Flows
@@ -291,7 +341,7 @@ class LossList(_Builder):
 
 # --- links and topologies --------------------------------------------------------------------
 
-QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, Step, DualPi2, Xcp, Acns, dict]
+QueueLike = Union[DropTail, Red, Codel, Pie, FqCodel, FqPie, Cobalt, Step, DualPi2, Xcp, Acns, dict]
 LossLike = Union[Bernoulli, GilbertElliott, Outage, LossList, dict]
 
 

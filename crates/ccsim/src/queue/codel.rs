@@ -63,8 +63,8 @@ pub struct CodelVars {
     drop_next: SimTime,
 }
 
-/// The control law (RFC 8289 §5.5): `t + interval/√count`.
-fn control_law(t: SimTime, interval: SimTime, count: u32) -> SimTime {
+/// The control law (RFC 8289 §5.5): `t + interval/√count` (count 0 as 1). Shared with COBALT.
+pub(super) fn control_law(t: SimTime, interval: SimTime, count: u32) -> SimTime {
     t + SimTime::from_secs_f64(interval.as_secs_f64() / (count.max(1) as f64).sqrt())
 }
 

@@ -47,7 +47,7 @@ pub struct FqCodelParams {
 }
 
 #[derive(Default)]
-struct FlowQueue {
+pub(super) struct FlowQueue {
     fifo: VecDeque<PktId>,
     backlog: u64,
     deficit: i64,
@@ -55,11 +55,26 @@ struct FlowQueue {
     listed: bool,
 }
 
-/// One flow queue seen by CoDel: pops update the totals; the MTU test reads the total backlog.
-struct Source<'a> {
+impl FlowQueue {
+    /// Bytes waiting in this queue.
+    pub fn backlog(&self) -> u64 {
+        self.backlog
+    }
+}
+
+/// One flow queue seen by its AQM: pops update the totals; CoDel's MTU test reads the total
+/// backlog (as Linux's `fq_codel`).
+pub(super) struct Source<'a> {
     flow: &'a mut FlowQueue,
     total: &'a mut u64,
     qlen: &'a mut u32,
+}
+
+impl Source<'_> {
+    /// Bytes still waiting in this flow's queue.
+    pub fn flow_backlog(&self) -> u64 {
+        self.flow.backlog
+    }
 }
 
 impl CodelSource for Source<'_> {
@@ -76,12 +91,14 @@ impl CodelSource for Source<'_> {
     }
 }
 
-pub struct FqCodel {
-    c: FqCodelParams,
+/// The flow queues and their scheduler (RFC 8290 §4.1–4.3), shared with FQ-PIE (`fq_pie.rs`):
+/// classification by a perturbed hash, and a deficit round robin in which queues that just
+/// became active ("new") go ahead of the others ("old").
+pub(super) struct FlowQueues {
     queues: Vec<FlowQueue>,
-    codel: Vec<CodelVars>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
+    quantum: u32,
     qlen: u32,
     backlog: u64,
     perturbation: Option<u64>,
@@ -94,34 +111,117 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-impl FqCodel {
-    pub fn new(c: FqCodelParams) -> FqCodel {
-        let n = c.flows as usize;
-        FqCodel {
-            queues: (0..n).map(|_| FlowQueue::default()).collect(),
-            codel: vec![CodelVars::default(); n],
-            c,
+impl FlowQueues {
+    pub fn new(flows: u32, quantum: u32) -> FlowQueues {
+        FlowQueues {
+            queues: (0..flows).map(|_| FlowQueue::default()).collect(),
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
+            quantum,
             qlen: 0,
             backlog: 0,
             perturbation: None,
         }
     }
 
+    /// Packets waiting in all queues.
+    pub fn qlen(&self) -> u32 {
+        self.qlen
+    }
+
+    /// Bytes waiting in all queues.
+    pub fn backlog(&self) -> u64 {
+        self.backlog
+    }
+
+    pub fn queue(&self, i: usize) -> &FlowQueue {
+        &self.queues[i]
+    }
+
     /// The queue a packet belongs to.
-    fn classify(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> usize {
+    pub fn classify(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> usize {
         let salt = *self.perturbation.get_or_insert_with(|| ctx.rng.next_u64());
         let p = ctx.arena.get(pkt);
         let key = (p.flow as u64) ^ ((p.src as u64) << 32);
         let h = mix(mix(key ^ salt) ^ p.dst as u64);
         // Linux `reciprocal_scale`: the top 32 bits scaled to [0, flows).
-        (((h >> 32) * self.c.flows as u64) >> 32) as usize
+        (((h >> 32) * self.queues.len() as u64) >> 32) as usize
+    }
+
+    /// Appends `pkt` of `size` bytes to queue `i`; a queue on neither list joins the new one
+    /// with a fresh quantum.
+    pub fn push(&mut self, i: usize, pkt: PktId, size: u64) {
+        let q = &mut self.queues[i];
+        q.fifo.push_back(pkt);
+        q.backlog += size;
+        if !q.listed {
+            q.listed = true;
+            q.deficit = self.quantum as i64;
+            self.new_flows.push_back(i as u32);
+        }
+        self.backlog += size;
+        self.qlen += 1;
+    }
+
+    /// The next packet to send and its queue. `take(i, source, ctx)` takes a packet from queue
+    /// `i` through its AQM (which may drop some first), or `None` when the queue has nothing
+    /// to send; such a queue leaves the schedule, except that a new queue goes to the end of
+    /// the old list if that is not empty (RFC 8290 §4.3: no starvation of old flows).
+    pub fn dequeue(
+        &mut self,
+        ctx: &mut QueueCtx,
+        mut take: impl FnMut(usize, &mut Source, &mut QueueCtx) -> Option<PktId>,
+    ) -> Option<(usize, PktId)> {
+        loop {
+            let (from_new, i) = match (self.new_flows.front(), self.old_flows.front()) {
+                (Some(&i), _) => (true, i as usize),
+                (None, Some(&i)) => (false, i as usize),
+                (None, None) => return None,
+            };
+            let list = if from_new {
+                &mut self.new_flows
+            } else {
+                &mut self.old_flows
+            };
+            if self.queues[i].deficit <= 0 {
+                // Used up its quantum: a new quantum, and to the back of the old list.
+                self.queues[i].deficit += self.quantum as i64;
+                list.pop_front();
+                self.old_flows.push_back(i as u32);
+                continue;
+            }
+            let mut src = Source {
+                flow: &mut self.queues[i],
+                total: &mut self.backlog,
+                qlen: &mut self.qlen,
+            };
+            match take(i, &mut src, ctx) {
+                Some(p) => {
+                    self.queues[i].deficit -= ctx.arena.get(p).size as i64;
+                    return Some((i, p));
+                }
+                None => {
+                    let list = if from_new {
+                        &mut self.new_flows
+                    } else {
+                        &mut self.old_flows
+                    };
+                    list.pop_front();
+                    if from_new && !self.old_flows.is_empty() {
+                        // Force a pass through the old list before this flow counts as new
+                        // again, so new flows cannot starve old ones.
+                        self.old_flows.push_back(i as u32);
+                    } else {
+                        self.queues[i].listed = false;
+                    }
+                }
+            }
+        }
     }
 
     /// Drops from the head of the fattest queue (Linux `fq_codel_drop`); returns whether the
     /// arriving packet `arrival` was among the victims.
-    fn drop_from_fattest(&mut self, arrival: PktId, ctx: &mut QueueCtx) -> bool {
+    fn drop_from_fattest(&mut self, arrival: PktId, drop_batch: u32, ctx: &mut QueueCtx) -> bool {
         let mut fat = 0;
         for (i, q) in self.queues.iter().enumerate() {
             if q.backlog > self.queues[fat].backlog {
@@ -143,7 +243,7 @@ impl FqCodel {
             } else {
                 ctx.dropped.push((p, Reason::Overflow));
             }
-            if n >= self.c.drop_batch || len >= threshold {
+            if n >= drop_batch || len >= threshold {
                 break;
             }
         }
@@ -151,24 +251,31 @@ impl FqCodel {
     }
 }
 
+pub struct FqCodel {
+    c: FqCodelParams,
+    fq: FlowQueues,
+    codel: Vec<CodelVars>,
+}
+
+impl FqCodel {
+    pub fn new(c: FqCodelParams) -> FqCodel {
+        FqCodel {
+            fq: FlowQueues::new(c.flows, c.quantum),
+            codel: vec![CodelVars::default(); c.flows as usize],
+            c,
+        }
+    }
+}
+
 impl QueueDiscipline for FqCodel {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
-        let i = self.classify(pkt, ctx);
+        let i = self.fq.classify(pkt, ctx);
         let size = ctx.arena.get(pkt).size as u64;
-        let q = &mut self.queues[i];
-        q.fifo.push_back(pkt);
-        q.backlog += size;
-        if !q.listed {
-            q.listed = true;
-            q.deficit = self.c.quantum as i64;
-            self.new_flows.push_back(i as u32);
-        }
-        self.backlog += size;
-        self.qlen += 1;
-        if self.qlen <= self.c.limit && self.backlog <= self.c.memory_limit {
+        self.fq.push(i, pkt, size);
+        if self.fq.qlen <= self.c.limit && self.fq.backlog <= self.c.memory_limit {
             return Verdict::Enqueued;
         }
-        if self.drop_from_fattest(pkt, ctx) {
+        if self.fq.drop_from_fattest(pkt, self.c.drop_batch, ctx) {
             Verdict::Dropped(Reason::Overflow)
         } else {
             Verdict::Enqueued
@@ -176,58 +283,18 @@ impl QueueDiscipline for FqCodel {
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
-        loop {
-            let (from_new, i) = match (self.new_flows.front(), self.old_flows.front()) {
-                (Some(&i), _) => (true, i as usize),
-                (None, Some(&i)) => (false, i as usize),
-                (None, None) => return None,
-            };
-            let list = if from_new {
-                &mut self.new_flows
-            } else {
-                &mut self.old_flows
-            };
-            if self.queues[i].deficit <= 0 {
-                // Used up its quantum: a new quantum, and to the back of the old list.
-                self.queues[i].deficit += self.c.quantum as i64;
-                list.pop_front();
-                self.old_flows.push_back(i as u32);
-                continue;
-            }
-            let mut src = Source {
-                flow: &mut self.queues[i],
-                total: &mut self.backlog,
-                qlen: &mut self.qlen,
-            };
-            match self.codel[i].dequeue(&self.c.codel, &mut src, ctx) {
-                Some(p) => {
-                    self.queues[i].deficit -= ctx.arena.get(p).size as i64;
-                    return Some(p);
-                }
-                None => {
-                    let list = if from_new {
-                        &mut self.new_flows
-                    } else {
-                        &mut self.old_flows
-                    };
-                    list.pop_front();
-                    if from_new && !self.old_flows.is_empty() {
-                        // Force a pass through the old list before this flow counts as new
-                        // again, so new flows cannot starve old ones.
-                        self.old_flows.push_back(i as u32);
-                    } else {
-                        self.queues[i].listed = false;
-                    }
-                }
-            }
-        }
+        let (codel, params) = (&mut self.codel, &self.c.codel);
+        let next = self
+            .fq
+            .dequeue(ctx, |i, src, ctx| codel[i].dequeue(params, src, ctx));
+        next.map(|(_, p)| p)
     }
 
     fn len_packets(&self) -> u32 {
-        self.qlen
+        self.fq.qlen
     }
     fn len_bytes(&self) -> u64 {
-        self.backlog
+        self.fq.backlog
     }
 }
 
@@ -318,7 +385,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for f in 0..n {
             let p = h.pkt(f, 100, Ecn::NotEct, T);
-            assert!(seen.insert(q.classify(p, &mut h.ctx(T))), "hash collision");
+            assert!(seen.insert(q.fq.classify(p, &mut h.ctx(T))), "hash collision");
         }
     }
 

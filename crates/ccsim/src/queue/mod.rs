@@ -6,7 +6,9 @@
 //! an enum, not a trait object, so the per-packet call is a direct `match`.
 //!
 //! One file per discipline: `droptail`, `red` (ns-2.35's RED), `codel` (RFC 8289), `pie`
-//! (RFC 8033), `fq_codel` (RFC 8290, reusing CoDel's state machine), `xcp` (the XCP router,
+//! (RFC 8033), `fq_codel` (RFC 8290, reusing CoDel's state machine), `fq_pie` (FQ-CoDel's flow
+//! queues with PIE's controller in each, Linux `sch_fq_pie`), `cobalt` (CAKE's CoDel and BLUE in
+//! one queue), `xcp` (the XCP router,
 //! which rewrites the feedback of departing packets) and `acns` (the ACNS router, which writes
 //! per-flow commands into arriving packets that ask for one). An AQM marks an
 //! ECN-capable packet instead of dropping it only where its decision is a congestion signal
@@ -35,6 +37,8 @@ registry::disciplines! {
     codel => Codel(CodelSpec),          // RFC 8289
     pie => Pie(PieSpec),                // RFC 8033
     fq_codel => FqCodel(FqCodelSpec),   // RFC 8290, Linux `sch_fq_codel`
+    fq_pie => FqPie(FqPieSpec),         // RFC 8033 per flow queue, Linux `sch_fq_pie`
+    cobalt => Cobalt(CobaltSpec),       // CAKE's CoDel + BLUE (Linux `sch_cake`), one queue
     xcp => Xcp(XcpSpec),                // the XCP router (Katabi, Handley & Rohrs 2002)
     acns => Acns(AcnsQueueSpec),        // the ACNS router (Olšovský 2014)
     step => Step(StepSpec),             // DCTCP's step marking (RFC 8257 §3.1)

@@ -34,6 +34,7 @@ use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdic
 use crate::config::units::{Bytes, Duration};
 use crate::config::ParamError;
 use crate::packet::PktId;
+use crate::rng::Rng;
 use crate::time::SimTime;
 
 /// RFC 8033 §4 defaults (QDELAY_REF, T_UPDATE, α, β, MAX_BURST) and §5.1's ECN threshold.
@@ -70,16 +71,17 @@ pub struct PieParams {
     pub mtu: u32,
 }
 
-pub struct Pie {
-    c: PieParams,
-    fifo: Fifo,
+/// PIE's per-queue controller (RFC 8033 §4): the drop probability, the delay samples, the burst
+/// allowance, the derandomisation accumulator and the departure-rate estimator. `Pie` keeps one
+/// for its queue; FQ-PIE (`fq_pie.rs`) one per flow queue, each fed that queue's backlog.
+#[derive(Clone, Debug)]
+pub(super) struct PieVars {
     drop_prob: f64,
     accu_prob: f64,
     /// Seconds.
     qdelay: f64,
     qdelay_old: f64,
     burst_allowance: SimTime,
-    next_update: SimTime,
     // Departure-rate estimator.
     in_measurement: bool,
     dq_start: SimTime,
@@ -88,17 +90,14 @@ pub struct Pie {
     avg_dq_time: f64,
 }
 
-impl Pie {
-    pub fn new(c: PieParams) -> Pie {
-        Pie {
-            burst_allowance: c.max_burst,
-            next_update: c.tupdate,
-            c,
-            fifo: Fifo::default(),
+impl PieVars {
+    pub fn new(c: &PieParams) -> PieVars {
+        PieVars {
             drop_prob: 0.0,
             accu_prob: 0.0,
             qdelay: 0.0,
             qdelay_old: 0.0,
+            burst_allowance: c.max_burst,
             in_measurement: false,
             dq_start: SimTime::ZERO,
             dq_count: 0,
@@ -110,20 +109,23 @@ impl Pie {
         self.drop_prob
     }
 
-    /// The queueing delay the controller uses now, seconds.
-    pub fn qdelay(&self) -> f64 {
-        if self.c.dq_rate_estimator {
-            self.fifo.bytes as f64 * self.avg_dq_time / DQ_THRESHOLD as f64
+    /// The queueing delay the controller uses now, seconds, for a queue of `backlog` bytes.
+    pub fn qdelay(&self, c: &PieParams, backlog: u64) -> f64 {
+        if c.dq_rate_estimator {
+            backlog as f64 * self.avg_dq_time / DQ_THRESHOLD as f64
         } else {
             self.qdelay
         }
     }
 
-    /// RFC 8033 §4.2 `calculate_drop_prob`, with the burst allowance of §4.4.
-    fn update(&mut self) {
-        let target = self.c.target.as_secs_f64();
-        let qdelay = self.qdelay();
-        let mut p = self.c.alpha * (qdelay - target) + self.c.beta * (qdelay - self.qdelay_old);
+    /// RFC 8033 §4.2 `calculate_drop_prob`, with the burst allowance of §4.4. Returns whether
+    /// anything changed: an update that changes nothing is a fixed point until the next packet
+    /// event (nothing else moves the delay).
+    pub fn update(&mut self, c: &PieParams, backlog: u64) -> bool {
+        let before = (self.drop_prob, self.qdelay_old, self.burst_allowance);
+        let target = c.target.as_secs_f64();
+        let qdelay = self.qdelay(c, backlog);
+        let mut p = c.alpha * (qdelay - target) + c.beta * (qdelay - self.qdelay_old);
         // Auto-tuning: small probabilities move in small steps.
         let prob = self.drop_prob;
         p /= if prob < 1e-6 {
@@ -151,45 +153,32 @@ impl Pie {
             self.drop_prob *= 0.98;
         }
         self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
-        self.burst_allowance = self.burst_allowance.saturating_sub(self.c.tupdate);
+        self.burst_allowance = self.burst_allowance.saturating_sub(c.tupdate);
         if self.drop_prob == 0.0 && qdelay < target / 2.0 && self.qdelay_old < target / 2.0 {
-            self.burst_allowance = self.c.max_burst;
+            self.burst_allowance = c.max_burst;
         }
         self.qdelay_old = qdelay;
+        (self.drop_prob, self.qdelay_old, self.burst_allowance) != before
     }
 
-    /// Applies every update due at or before `now`.
-    fn catch_up(&mut self, now: SimTime) {
-        while self.next_update <= now {
-            let before = (self.drop_prob, self.qdelay_old, self.burst_allowance);
-            self.update();
-            self.next_update += self.c.tupdate;
-            let fixed = (self.drop_prob, self.qdelay_old, self.burst_allowance) == before;
-            if fixed && self.next_update <= now {
-                // A fixed point (an idle, calm queue): the remaining updates change nothing.
-                let missed = (now - self.next_update).as_nanos() / self.c.tupdate.as_nanos();
-                self.next_update += self.c.tupdate.saturating_mul(missed + 1);
-            }
-        }
-    }
-
-    /// RFC 8033 §4.1 `drop_early` with §4.4, §5.3 (byte mode) and §5.4 (derandomisation).
-    fn drop_early(&mut self, size: u32, ctx: &mut QueueCtx) -> bool {
+    /// RFC 8033 §4.1 `drop_early` with §4.4, §5.3 (byte mode) and §5.4 (derandomisation), for
+    /// an arrival of `size` bytes at a queue holding `backlog` bytes.
+    fn drop_early(&mut self, c: &PieParams, backlog: u64, size: u32, rng: &mut Rng) -> bool {
         if self.burst_allowance > SimTime::ZERO {
             return false;
         }
-        let target = self.c.target.as_secs_f64();
+        let target = c.target.as_secs_f64();
         if self.qdelay_old < target / 2.0 && self.drop_prob < 0.2 {
             return false;
         }
-        if self.fifo.bytes <= 2 * self.c.mtu as u64 {
+        if backlog <= 2 * c.mtu as u64 {
             return false;
         }
         let mut p = self.drop_prob;
-        if self.c.bytemode {
-            p = p * size.min(self.c.mtu) as f64 / self.c.mtu as f64;
+        if c.bytemode {
+            p = p * size.min(c.mtu) as f64 / c.mtu as f64;
         }
-        if self.c.derandomize {
+        if c.derandomize {
             if p == 0.0 {
                 self.accu_prob = 0.0;
             }
@@ -202,7 +191,7 @@ impl Pie {
                 return true;
             }
         }
-        if ctx.rng.uniform() < p {
+        if rng.uniform() < p {
             // The accumulator restarts at every congestion signal, mark or drop. (Linux resets
             // it only on drops, so with ECN a full accumulator marks every later packet.)
             self.accu_prob = 0.0;
@@ -211,9 +200,64 @@ impl Pie {
         false
     }
 
+    /// The decision on an arriving `pkt` at a queue of `backlog` bytes that has room for it:
+    /// enqueue, mark (with `ecn`, an ECN-capable packet while the probability is at most
+    /// `mark_ecnth`, RFC 8033 §5.1) or drop early.
+    pub fn admit(
+        &mut self,
+        c: &PieParams,
+        backlog: u64,
+        pkt: PktId,
+        ctx: &mut QueueCtx,
+    ) -> Verdict {
+        let size = ctx.arena.get(pkt).size;
+        if !self.drop_early(c, backlog, size, ctx.rng) {
+            return Verdict::Enqueued;
+        }
+        if c.ecn && self.drop_prob <= c.mark_ecnth && ctx.ecn_capable(pkt) {
+            return Verdict::Marked(Reason::Early);
+        }
+        Verdict::Dropped(Reason::Early)
+    }
+
+    /// Test scaffolding: a queue past its burst allowance with probability `p` and last
+    /// delay sample `qdelay_old` seconds.
+    #[cfg(test)]
+    pub fn force(&mut self, p: f64, qdelay_old: f64) {
+        self.drop_prob = p;
+        self.qdelay_old = qdelay_old;
+        self.qdelay = qdelay_old;
+        self.burst_allowance = SimTime::ZERO;
+    }
+
+    /// A drop for want of room: the derandomisation restarts (Linux `pie_qdisc_enqueue`).
+    pub fn overflowed(&mut self) {
+        self.accu_prob = 0.0;
+    }
+
+    /// The packet of `size` bytes just dequeued at `now` after `sojourn` in a queue now holding
+    /// `backlog` bytes: the delay sample (the sojourn, or 0 for a queue left empty, as Linux's
+    /// default) or, with `dq_rate_estimator`, the departure-rate measurement.
+    pub fn departed(
+        &mut self,
+        c: &PieParams,
+        size: u32,
+        sojourn: SimTime,
+        backlog: u64,
+        now: SimTime,
+    ) {
+        if c.dq_rate_estimator {
+            self.measure(size, backlog, now);
+        } else if backlog == 0 {
+            self.qdelay = 0.0;
+        } else {
+            self.qdelay = sojourn.as_secs_f64();
+        }
+    }
+
     /// The departure-rate estimator (RFC 8033 §5.2), called with the packet just dequeued.
-    fn measure(&mut self, size: u32, now: SimTime) {
-        if !self.in_measurement && self.fifo.bytes >= DQ_THRESHOLD {
+    fn measure(&mut self, size: u32, backlog: u64, now: SimTime) {
+        if !self.in_measurement && backlog >= DQ_THRESHOLD {
             self.in_measurement = true;
             self.dq_start = now;
             self.dq_count = 0;
@@ -237,36 +281,81 @@ impl Pie {
     }
 }
 
+/// The next update due after `next` once the one at `next` changed nothing at `now`: every
+/// update up to `now` is then the same fixed point (no packet event moves the delay between
+/// them), so they are skipped.
+pub(super) fn skip_fixed_points(next: SimTime, now: SimTime, tupdate: SimTime) -> SimTime {
+    if next > now {
+        return next;
+    }
+    let missed = (now - next).as_nanos() / tupdate.as_nanos();
+    next + tupdate.saturating_mul(missed + 1)
+}
+
+pub struct Pie {
+    c: PieParams,
+    fifo: Fifo,
+    v: PieVars,
+    next_update: SimTime,
+}
+
+impl Pie {
+    pub fn new(c: PieParams) -> Pie {
+        Pie {
+            v: PieVars::new(&c),
+            next_update: c.tupdate,
+            c,
+            fifo: Fifo::default(),
+        }
+    }
+
+    pub fn drop_prob(&self) -> f64 {
+        self.v.drop_prob
+    }
+
+    /// The queueing delay the controller uses now, seconds.
+    pub fn qdelay(&self) -> f64 {
+        self.v.qdelay(&self.c, self.fifo.bytes)
+    }
+
+    fn update(&mut self) -> bool {
+        self.v.update(&self.c, self.fifo.bytes)
+    }
+
+    /// Applies every update due at or before `now`.
+    fn catch_up(&mut self, now: SimTime) {
+        while self.next_update <= now {
+            let changed = self.update();
+            self.next_update += self.c.tupdate;
+            if !changed {
+                // A fixed point (an idle, calm queue): the remaining updates change nothing.
+                self.next_update = skip_fixed_points(self.next_update, now, self.c.tupdate);
+            }
+        }
+    }
+}
+
 impl QueueDiscipline for Pie {
     fn enqueue(&mut self, pkt: PktId, ctx: &mut QueueCtx) -> Verdict {
         self.catch_up(ctx.now);
         if self.fifo.q.len() as u32 >= self.c.limit {
-            self.accu_prob = 0.0;
+            self.v.overflowed();
             return Verdict::Dropped(Reason::Overflow);
         }
-        let size = ctx.arena.get(pkt).size;
-        if self.drop_early(size, ctx) {
-            if self.c.ecn && self.drop_prob <= self.c.mark_ecnth && ctx.ecn_capable(pkt) {
-                self.fifo.push(pkt, size);
-                return Verdict::Marked(Reason::Early);
-            }
-            return Verdict::Dropped(Reason::Early);
+        let v = self.v.admit(&self.c, self.fifo.bytes, pkt, ctx);
+        if !matches!(v, Verdict::Dropped(_)) {
+            self.fifo.push(pkt, ctx.arena.get(pkt).size);
         }
-        self.fifo.push(pkt, size);
-        Verdict::Enqueued
+        v
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<PktId> {
         self.catch_up(ctx.now);
         let p = self.fifo.pop(ctx.arena)?;
         let pkt = ctx.arena.get(p);
-        if self.c.dq_rate_estimator {
-            self.measure(pkt.size, ctx.now);
-        } else if self.fifo.q.is_empty() {
-            self.qdelay = 0.0;
-        } else {
-            self.qdelay = (ctx.now - pkt.enqueued).as_secs_f64();
-        }
+        let sojourn = ctx.now - pkt.enqueued;
+        self.v
+            .departed(&self.c, pkt.size, sojourn, self.fifo.bytes, ctx.now);
         Some(p)
     }
 
@@ -327,18 +416,20 @@ pub struct PieSpec {
 }
 
 
+/// A controller gain in Hz, `def` where left out; negative or non-finite values are refused.
+pub(super) fn gain(v: Option<f64>, def: f64, field: &'static str) -> Result<f64, ParamError> {
+    let g = v.unwrap_or(def);
+    if !g.is_finite() || g < 0.0 {
+        return Err((field, format!("{g} must be a non-negative number (Hz)")));
+    }
+    Ok(g)
+}
+
 impl QueueConfig for PieSpec {
     type Discipline = Pie;
 
     fn build(&self, _ctx: &QueueContext) -> Result<Pie, ParamError> {
         let s = self;
-        let gain = |v: Option<f64>, def: f64, field: &'static str| {
-            let g = v.unwrap_or(def);
-            if !g.is_finite() || g < 0.0 {
-                return Err((field, format!("{g} must be a non-negative number (Hz)")));
-            }
-            Ok(g)
-        };
         Ok(Pie::new(PieParams {
             target: positive_time(s.target, TARGET, "target")?,
             tupdate: positive_time(s.tupdate, TUPDATE, "tupdate")?,
@@ -391,50 +482,50 @@ mod tests {
         // qdelay 35 ms, previously 0, probability 0:
         //   p = 0.125·(0.035 − 0.015) + 1.25·(0.035 − 0) = 0.0025 + 0.04375 = 0.04625,
         //   prob < 1e−6 → p/2048 = 2.2583e−5.
-        q.qdelay = 0.035;
+        q.v.qdelay = 0.035;
         q.update();
-        assert!((q.drop_prob - 0.04625 / 2048.0).abs() < 1e-15);
+        assert!((q.v.drop_prob - 0.04625 / 2048.0).abs() < 1e-15);
         // Same delay again: p = 0.125·0.02 + 1.25·0 = 0.0025; prob (2.26e−5) < 1e−4 → /128:
         //   prob = 2.2583e−5 + 1.953125e−5 = 4.2114e−5.
         q.update();
-        assert!((q.drop_prob - (0.04625 / 2048.0 + 0.0025 / 128.0)).abs() < 1e-15);
+        assert!((q.v.drop_prob - (0.04625 / 2048.0 + 0.0025 / 128.0)).abs() < 1e-15);
         // At prob 0.2 a large step is capped at +0.02: qdelay 0.5 s, old 0.035:
         //   p = 0.125·0.485 + 1.25·0.465 = 0.64187 → 0.02.
-        q.drop_prob = 0.2;
-        q.qdelay = 0.5;
+        q.v.drop_prob = 0.2;
+        q.v.qdelay = 0.5;
         q.update();
-        assert!((q.drop_prob - 0.22).abs() < 1e-12);
+        assert!((q.v.drop_prob - 0.22).abs() < 1e-12);
         // Low delay on two samples: p = 0.125·(0.001 − 0.015) + 1.25·(0.001 − 0.002)
         //   = −0.00175 − 0.00125 = −0.003 (prob ≥ 0.1: unscaled), then ×0.98:
         //   (0.22 − 0.003)·0.98 = 0.21266.
-        q.qdelay_old = 0.002;
-        q.qdelay = 0.001;
+        q.v.qdelay_old = 0.002;
+        q.v.qdelay = 0.001;
         q.update();
-        assert!((q.drop_prob - 0.217 * 0.98).abs() < 1e-12);
+        assert!((q.v.drop_prob - 0.217 * 0.98).abs() < 1e-12);
     }
 
     #[test]
     fn burst_allowance_runs_out_after_max_burst_and_returns_when_calm() {
         let mut q = Pie::new(params());
-        q.qdelay = 0.05;
+        q.v.qdelay = 0.05;
         // 150 ms of allowance, 15 ms per update: gone after 10 updates.
         for k in 1..=10 {
-            assert!(q.burst_allowance > SimTime::ZERO, "update {k}");
+            assert!(q.v.burst_allowance > SimTime::ZERO, "update {k}");
             q.update();
         }
-        assert_eq!(q.burst_allowance, SimTime::ZERO);
+        assert_eq!(q.v.burst_allowance, SimTime::ZERO);
         // Calm: delay below target/2 twice; the probability decays (−α·target/2048 per step
         // and ×0.98) to exactly 0, then the allowance is restored.
-        q.qdelay = 0.0;
+        q.v.qdelay = 0.0;
         for _ in 0..10_000 {
             q.update();
-            if q.drop_prob == 0.0 {
+            if q.v.drop_prob == 0.0 {
                 break;
             }
         }
-        assert_eq!(q.drop_prob, 0.0);
+        assert_eq!(q.v.drop_prob, 0.0);
         q.update();
-        assert_eq!(q.burst_allowance, MAX_BURST);
+        assert_eq!(q.v.burst_allowance, MAX_BURST);
     }
 
     #[test]
@@ -444,9 +535,9 @@ mod tests {
         c.ecn = true;
         c.limit = 100_000;
         let mut q = Pie::new(c);
-        q.burst_allowance = SimTime::ZERO;
-        q.drop_prob = 1.0;
-        q.qdelay_old = 0.02;
+        q.v.burst_allowance = SimTime::ZERO;
+        q.v.drop_prob = 1.0;
+        q.v.qdelay_old = 0.02;
         // At most 2·MTU queued: never dropped, even at probability 1.
         assert_eq!(
             h.offer(&mut q, 0, 1500, Ecn::NotEct, SimTime::ZERO),
@@ -467,7 +558,7 @@ mod tests {
         );
         // At probability ≤ 10 % an ECT packet is marked when chosen: with derandomisation off
         // and p = 0.1 about one in ten arrivals is chosen, every one of them marked.
-        q.drop_prob = 0.1;
+        q.v.drop_prob = 0.1;
         let mut marks = 0;
         for _ in 0..1000 {
             match h.offer(&mut q, 0, 1500, Ecn::Ect0, SimTime::ZERO) {
@@ -478,8 +569,8 @@ mod tests {
         }
         assert!((60..=140).contains(&marks), "{marks}");
         // Delay below target/2 with probability under 20 %: no drop.
-        q.qdelay_old = 0.001;
-        q.drop_prob = 0.19;
+        q.v.qdelay_old = 0.001;
+        q.v.drop_prob = 0.19;
         for _ in 0..100 {
             assert_eq!(
                 h.offer(&mut q, 0, 1500, Ecn::NotEct, SimTime::ZERO),
@@ -498,13 +589,13 @@ mod tests {
         c.derandomize = true;
         c.limit = 100_000;
         let mut q = Pie::new(c);
-        q.burst_allowance = SimTime::ZERO;
-        q.qdelay_old = 0.02;
-        q.drop_prob = 0.1;
+        q.v.burst_allowance = SimTime::ZERO;
+        q.v.qdelay_old = 0.02;
+        q.v.drop_prob = 0.1;
         for _ in 0..3 {
             h.offer(&mut q, 0, 1500, Ecn::NotEct, SimTime::ZERO);
         }
-        q.accu_prob = 0.0;
+        q.v.accu_prob = 0.0;
         let mut gap = 0;
         let mut gaps = vec![];
         for _ in 0..20_000 {
@@ -543,7 +634,7 @@ mod tests {
         for k in 1..=17 {
             q.dequeue(&mut h.ctx(SimTime::from_millis(k)));
         }
-        assert!((q.avg_dq_time - 0.015).abs() < 1e-12, "{}", q.avg_dq_time);
+        assert!((q.v.avg_dq_time - 0.015).abs() < 1e-12, "{}", q.v.avg_dq_time);
         assert!((q.qdelay() - 23.0 * 1024.0 * 0.015 / 16384.0).abs() < 1e-12);
     }
 
@@ -555,7 +646,7 @@ mod tests {
         let mut q = Pie::new(params());
         h.offer(&mut q, 0, 1500, Ecn::NotEct, SimTime::from_secs(1));
         assert_eq!(q.next_update, SimTime::from_millis(1005));
-        assert_eq!(q.drop_prob, 0.0);
-        assert_eq!(q.burst_allowance, MAX_BURST);
+        assert_eq!(q.v.drop_prob, 0.0);
+        assert_eq!(q.v.burst_allowance, MAX_BURST);
     }
 }

@@ -4,10 +4,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::adaptive::{self, AdaptiveConfig};
 use super::{auto_params, Red, RedConfig, MARK_P, MAX_P, MIN_TH, Q_WEIGHT};
-use crate::config::units::Bytes;
+use crate::config::units::{Bytes, Duration};
 use crate::config::{ParamError, Profile};
-use crate::queue::param::{at_least_one, in_range};
+use crate::queue::param::{at_least_one, in_range, positive_time};
 use crate::queue::{QueueConfig, QueueContext};
 
 /// RED as ns-2.35 implements it (Floyd & Jacobson 1993; `docs/algorithms.md` §10).
@@ -63,9 +64,33 @@ pub struct RedSpec {
     #[serde(default)]
     pub harddrop: Option<bool>,
     /// ns-2's automatic configuration from the link (`initialize_params`): min_th, max_th and
-    /// q_weight left out are derived from the rate and delay. Default: true (ns2), false.
+    /// q_weight left out are derived from the rate and delay. Default: true (ns2, or with
+    /// adaptive), false.
     #[serde(default)]
     pub auto: Option<bool>,
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001; ns-2 `adaptive_`): every `interval` max_p
+    /// moves toward keeping the average in [min_th + 0.4·(max_th − min_th), min_th +
+    /// 0.6·(max_th − min_th)], starting from `max_p`. Turns `auto` on; its q_weight is
+    /// 1 − exp(−1/C) for C packets per second (the paper; ns2: ns-2's). Default false.
+    #[serde(default)]
+    pub adaptive: Option<bool>,
+    /// Adaptive RED: least time between changes of max_p (ns-2 `interval_`). Default 0.5 s.
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// Adaptive RED: largest additive increase of max_p, in (0, 1]; the step is
+    /// min(alpha, max_p/4). Default 0.01.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Adaptive RED: multiplicative decrease of max_p, in (0, 1). Default 0.9.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// Adaptive RED: max_p rises only while below top, in (0, 1]. Default 0.5.
+    #[serde(default)]
+    pub top: Option<f64>,
+    /// Adaptive RED: max_p falls only while above bottom, in (0, top). Default 0.01; ns2:
+    /// min(0.01, 80 000/bandwidth in b/s) (ns-2 `bottom_ 0`).
+    #[serde(default)]
+    pub bottom: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -135,8 +160,13 @@ impl QueueConfig for RedSpec {
             return Err(("mean_pktsize", "must be at most 65535 bytes".into()));
         }
         let mean_pktsize = mean_pktsize as u32;
-        let auto = s.auto.unwrap_or(d.auto);
-        let (auto_min, auto_w) = auto_params(ctx.rate, ctx.delay, mean_pktsize);
+        let adaptive = s.adaptive.unwrap_or(false);
+        let auto = s.auto.unwrap_or(d.auto || adaptive);
+        let (auto_min, mut auto_w) = auto_params(ctx.rate, ctx.delay, mean_pktsize);
+        if adaptive && ctx.profile != Profile::Ns2 {
+            // The paper's weight; ns-2 keeps its `q_weight_ −1` rule with `adaptive_ 1`.
+            auto_w = adaptive::paper_q_weight(ctx.rate, mean_pktsize);
+        }
         let min_th = match s.min_th {
             Some(v) if !v.is_finite() || v <= 0.0 => {
                 return Err(("min_th", format!("{v} must be a positive number of packets")))
@@ -159,6 +189,7 @@ impl QueueConfig for RedSpec {
         if !mark_p.is_finite() || mark_p <= 0.0 {
             return Err(("mark_p", format!("{mark_p} must be positive")));
         }
+        let adaptive = adaptive_config(s, adaptive, ctx)?;
         Ok(Red::new(RedConfig {
             limit,
             min_th,
@@ -174,8 +205,51 @@ impl QueueConfig for RedSpec {
             use_mark_p: s.use_mark_p.unwrap_or(d.use_mark_p),
             harddrop: s.harddrop.unwrap_or(true),
             rate: ctx.rate,
+            adaptive,
         }))
     }
+}
+
+/// Adaptive RED's settings when `adaptive` is on; its parameters given without it are refused
+/// rather than ignored.
+fn adaptive_config(
+    s: &RedSpec,
+    on: bool,
+    ctx: &QueueContext,
+) -> Result<Option<AdaptiveConfig>, ParamError> {
+    if !on {
+        let given = [
+            ("interval", s.interval.is_some()),
+            ("alpha", s.alpha.is_some()),
+            ("beta", s.beta.is_some()),
+            ("top", s.top.is_some()),
+            ("bottom", s.bottom.is_some()),
+        ];
+        if let Some((field, _)) = given.iter().find(|g| g.1) {
+            return Err((field, "applies only with adaptive = true".into()));
+        }
+        return Ok(None);
+    }
+    let top = in_range(s.top.unwrap_or(adaptive::TOP), true, 0.0, 1.0, "top")?;
+    let bottom = match (s.bottom, ctx.profile) {
+        (Some(b), _) => b,
+        (None, Profile::Ns2) => adaptive::ns2_bottom(ctx.rate),
+        (None, _) => adaptive::BOTTOM,
+    };
+    if !(bottom > 0.0 && bottom < top) {
+        return Err(("bottom", format!("{bottom} is outside (0, top = {top})")));
+    }
+    let beta = s.beta.unwrap_or(adaptive::BETA);
+    if !(beta > 0.0 && beta < 1.0) {
+        return Err(("beta", format!("{beta} is outside (0, 1)")));
+    }
+    Ok(Some(AdaptiveConfig {
+        interval: positive_time(s.interval, adaptive::INTERVAL, "interval")?,
+        alpha: in_range(s.alpha.unwrap_or(adaptive::ALPHA), true, 0.0, 1.0, "alpha")?,
+        beta,
+        top,
+        bottom,
+    }))
 }
 
 #[cfg(test)]
@@ -212,5 +286,42 @@ mod tests {
         assert_eq!(e.to_string(), "q.limit: must be at least 1 packet");
         let e = red_err(r#"{"min_th": -1}"#, Profile::Linux);
         assert!(e.to_string().starts_with("q.min_th:"), "{e}");
+    }
+
+    #[test]
+    fn adaptive_red_checks_and_defaults() {
+        let e = red_err(r#"{"alpha": 0.02}"#, Profile::Linux);
+        assert_eq!(e, "q.alpha: applies only with adaptive = true");
+        let e = red_err(r#"{"adaptive": true, "beta": 1}"#, Profile::Linux);
+        assert_eq!(e, "q.beta: 1 is outside (0, 1)");
+        let e = red_err(r#"{"adaptive": true, "bottom": 0.6}"#, Profile::Linux);
+        assert_eq!(e, "q.bottom: 0.6 is outside (0, top = 0.5)");
+        let e = red_err(r#"{"adaptive": true, "interval": 0}"#, Profile::Linux);
+        assert_eq!(e, "q.interval: must be positive");
+        let e = red_err(r#"{"adaptive": true, "alpha": 0}"#, Profile::Linux);
+        assert_eq!(e, "q.alpha: 0 is outside (0, 1]");
+        // Linux profile, 10 Mb/s: thresholds automatic (min_th = max(5, 0.005·833.3/2) = 5,
+        // max_th 15), the paper's weight and bottom.
+        let ctx = QueueContext {
+            profile: Profile::Linux,
+            rate: Rate(10_000_000),
+            delay: SimTime::from_millis(10),
+        };
+        let s: RedSpec = serde_json::from_str(r#"{"adaptive": true}"#).unwrap();
+        let gate = s.build(&ctx).unwrap().into_gate();
+        let c = &gate.c;
+        assert_eq!((c.min_th, c.max_th), (5.0, 15.0));
+        assert!((c.q_weight - (1.0 - (-1.0f64 / (1e7 / 12_000.0)).exp())).abs() < 1e-15);
+        assert_eq!(c.adaptive, Some(AdaptiveConfig::with_bottom(0.01)));
+        assert_eq!(gate.max_p(), 0.1);
+        // ns2 profile: ns-2's weight (3.9992e−4 at 10 Mb/s, 10 ms, see `red/mod.rs`) and
+        // bottom 80 000/1e7 = 0.008.
+        let ctx = QueueContext {
+            profile: Profile::Ns2,
+            ..ctx
+        };
+        let gate = s.build(&ctx).unwrap().into_gate();
+        assert!((gate.c.q_weight - 3.9992e-4).abs() < 1e-7);
+        assert_eq!(gate.c.adaptive, Some(AdaptiveConfig::with_bottom(0.008)));
     }
 }

@@ -26,12 +26,17 @@
 //! Deviations from ns-2, all inactive by default: `harddrop = false` (ns-3 `UseHardDrop`, Linux
 //! `harddrop`) marks ECN-capable packets on forced decisions instead of dropping them; the
 //! victim of a forced drop is always the arrival (ns-2's default `drop_tail_`; `drop_front_`
-//! and `drop_rand_` are not modelled, nor are Adaptive RED and `cautious_`).
+//! and `drop_rand_` are not modelled, nor is `cautious_`).
+//!
+//! With `adaptive`, max_p itself moves toward a target band of the average (Adaptive RED,
+//! Floyd, Gummadi & Shenker 2001; `adaptive.rs`).
 
 use std::collections::VecDeque;
 
+pub mod adaptive;
 mod config;
 
+pub use adaptive::AdaptiveConfig;
 pub use config::{RedDefaults, RedMode, RedSpec};
 
 use super::{QueueCtx, QueueDiscipline, Reason, Verdict};
@@ -78,6 +83,8 @@ pub struct RedConfig {
     pub harddrop: bool,
     /// Link rate: gives `ptc` for the idle correction.
     pub rate: Rate,
+    /// Adaptive RED: max_p (starting at `max_p`) adapted toward the target band.
+    pub adaptive: Option<AdaptiveConfig>,
 }
 
 /// ns-2 `ptc`: packets of `mean_pktsize` bytes the link sends per second.
@@ -112,6 +119,9 @@ pub struct RedGate {
     /// Line coefficients of ns-2's `calculate_p_new`: p_b = max_p·(v_a·avg + v_b) below max_th,
     /// v_c·avg + v_d above it (gentle).
     v_a: f64,
+    /// The current max_p (ns-2 `cur_max_p`): the configured one, or Adaptive RED's.
+    max_p: f64,
+    adapt: Option<adaptive::MaxPAdapter>,
     v_b: f64,
     v_c: f64,
     v_d: f64,
@@ -143,6 +153,8 @@ impl RedGate {
             v_b: -th_min / diff,
             v_c: (1.0 - c.max_p) / th_max,
             v_d: 2.0 * c.max_p - 1.0,
+            max_p: c.max_p,
+            adapt: c.adaptive.clone().map(adaptive::MaxPAdapter::new),
             avg: 0.0,
             count: 0,
             count_bytes: 0,
@@ -186,6 +198,11 @@ impl RedGate {
         (self.prob1, self.prob)
     }
 
+    /// The current max_p (moved by Adaptive RED, else the configured one).
+    pub fn max_p(&self) -> f64 {
+        self.max_p
+    }
+
     /// Whether the transmitter has gone idle since the last arrival (`went_idle`).
     pub fn is_idle(&self) -> bool {
         self.idle
@@ -207,7 +224,7 @@ impl RedGate {
                 1.0
             }
         } else {
-            (self.v_a * self.avg + self.v_b) * self.c.max_p
+            (self.v_a * self.avg + self.v_b) * self.max_p
         };
         p.min(1.0)
     }
@@ -280,6 +297,16 @@ impl RedGate {
             decay = (1.0 - w).powf(m);
         }
         self.avg = self.avg * decay * (1.0 - w) + w * q;
+        // Adaptive RED acts on the average just computed, before this arrival's decision
+        // (ns-2 `estimator`).
+        if let Some(a) = &mut self.adapt {
+            if a.update(self.avg, self.th_min, self.th_max, &mut self.max_p, now) {
+                // The gentle line starts from the new max_p at max_th (the paper; see
+                // `adaptive.rs` for ns-2's stale coefficients).
+                self.v_c = (1.0 - self.max_p) / self.th_max;
+                self.v_d = 2.0 * self.max_p - 1.0;
+            }
+        }
         // Step 3.
         self.count += 1;
         self.count_bytes += size as u64;
@@ -442,6 +469,7 @@ pub(crate) mod tests {
             use_mark_p: true,
             harddrop: true,
             rate: Rate(8_000_000),
+            adaptive: None,
         }
     }
 
