@@ -52,6 +52,8 @@ TCP_FLAG_BITS = {
 # ACNS's CMT in the 16 bits of data offset, reserved bits and flags: the lowest reserved bit,
 # next to NS (0x100).
 CMT_BIT = 0x200
+# Accurate ECN's AE bit (the former NS bit, RFC 3540): the bit above CWR's byte.
+AE_BIT = 0x100
 MAX_OPTIONS = 40  # bytes of TCP options a 4-bit data offset leaves (RFC 9293 §3.1)
 
 
@@ -110,7 +112,7 @@ def _packet(r, ends: tuple[bytes, bytes, int]) -> bytes:
     else:
         flags = 0
         for name in filter(None, str(r.flags).split(",")):
-            if name != "CMT":
+            if name not in ("CMT", "AE"):
                 flags |= TCP_FLAG_BITS[name]
         opts = _options(str(r.options))
         ports = (port, TCP_SERVER_PORT) if r.kind == "tcp" else (TCP_SERVER_PORT, port)
@@ -125,8 +127,11 @@ def _packet(r, ends: tuple[bytes, bytes, int]) -> bytes:
             data=data,
         )
         l4.off = (20 + len(opts)) // 4
-        if "CMT" in str(r.flags).split(","):
+        names = str(r.flags).split(",")
+        if "CMT" in names:
             l4._off_flags |= CMT_BIT
+        if "AE" in names:
+            l4._off_flags |= AE_BIT
         ours = r.kind == "tcp"
         src, dst = (sender, receiver) if ours else (receiver, sender)
         proto = dpkt.ip.IP_PROTO_TCP

@@ -12,7 +12,9 @@
 //!
 //! Flags are those of the TCP header (RFC 9293 §3.1, RFC 3168 §6.1); ACNS's CMT bit (Olšovský
 //! 2014 §4.2.3, `acns.rs`), which the endpoints keep in a spare bit of their flag byte, is
-//! named `CMT` here; the pcap writer puts it in the header's reserved field. ccsim's
+//! named `CMT` here; the pcap writer puts it in the header's reserved field. Accurate ECN's AE
+//! bit (`tcp/accecn.rs`), kept in the position of URG, is named `AE` and written in its place
+//! (the former NS bit). ccsim's
 //! connections never close, so no segment carries FIN.
 
 use crate::net::packet_log::PacketRecord;
@@ -159,12 +161,13 @@ pub fn flag_names(r: &PacketRecord) -> String {
     if r.kind == Kind::Udp {
         return String::new();
     }
-    const NAMES: [(u8, &str); 6] = [
+    const NAMES: [(u8, &str); 7] = [
         (flags::FIN, "FIN"),
         (flags::SYN, "SYN"),
         (flags::ACK, "ACK"),
         (flags::ECE, "ECE"),
         (flags::CWR, "CWR"),
+        (flags::AE, "AE"),
         (flags::RSV, "CMT"),
     ];
     let names: Vec<&str> = NAMES
