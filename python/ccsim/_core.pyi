@@ -197,6 +197,10 @@ class Ack:
     def ece(self) -> bool:
         """The ACK carried ECN-Echo."""
 
+    @property
+    def ce(self) -> int:
+        """Segments reported CE-marked since the previous ACK of new data (0 without ECN)."""
+
 @final
 class RateSample:
     """One ACK's delivery-rate sample (Linux ``struct rate_sample``), in seconds and
