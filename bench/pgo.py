@@ -150,6 +150,11 @@ def training_set() -> dict[str, dict]:
             # The ACNS router has no ECN setting: it writes commands for flows that ask for them.
             d = _variant(f"queue-{q}", series, cc="cubic", acns=True)
             queue = {"kind": q, "limit": 100}
+        elif q == "dualpi2":
+            # DualPI2 classifies by codepoint and has no ecn switch: Prague's ECT(1) flows in
+            # its L queue beside the classic ones.
+            d = _variant(f"queue-{q}", series, cc="prague")
+            queue = {"kind": q}
         elif q == "step":
             # Step marking marks ECN-capable packets above its threshold; it has no ecn switch.
             d = _variant(f"queue-{q}", series, ecn=True)
