@@ -29,12 +29,12 @@
 //! Departures from Linux: no GSO splitting (ccsim's packets are single segments), the memory
 //! limit is not modelled (only `limit` packets), and random draws come from the link's stream.
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::codel::{CodelSource, Fifo};
 use super::param::{at_least_one, bytes_u32, in_range, positive_time};
+use super::pie::{gain, skip_fixed_points};
 use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::config::units::{Bytes, Duration};
 use crate::config::ParamError;
@@ -70,17 +70,10 @@ struct Params {
     mtu: u32,
 }
 
-/// A queue of packet ids with its byte count.
-#[derive(Default)]
-struct Lane {
-    q: VecDeque<PktId>,
-    bytes: u64,
-}
-
 pub struct DualPi2 {
     c: Params,
-    classic: Lane,
-    l4s: Lane,
+    classic: Fifo,
+    l4s: Fifo,
     /// The base probability p'.
     prob: f64,
     /// The delay of the previous update, seconds.
@@ -96,8 +89,8 @@ impl DualPi2 {
             next_update: c.tupdate,
             credit: c.mtu as i64 * (c.wc - c.wl),
             c,
-            classic: Lane::default(),
-            l4s: Lane::default(),
+            classic: Fifo::default(),
+            l4s: Fifo::default(),
             prob: 0.0,
             prev_qdelay: 0.0,
         }
@@ -108,7 +101,7 @@ impl DualPi2 {
         self.prob
     }
 
-    fn head_sojourn(lane: &Lane, ctx: &QueueCtx, now: SimTime) -> f64 {
+    fn head_sojourn(lane: &Fifo, ctx: &QueueCtx, now: SimTime) -> f64 {
         lane.q
             .front()
             .map_or(0.0, |&p| (now - ctx.arena.get(p).enqueued).as_secs_f64())
@@ -129,10 +122,9 @@ impl DualPi2 {
             }
             self.prev_qdelay = qdelay;
             self.next_update += self.c.tupdate;
-            if (self.prob, self.prev_qdelay) == before && self.next_update <= ctx.now {
+            if (self.prob, self.prev_qdelay) == before {
                 // A fixed point (an idle queue at p' = 0): the remaining updates change nothing.
-                let missed = (ctx.now - self.next_update).as_nanos() / self.c.tupdate.as_nanos();
-                self.next_update += self.c.tupdate.saturating_mul(missed + 1);
+                self.next_update = skip_fixed_points(self.next_update, ctx.now, self.c.tupdate);
             }
         }
     }
@@ -147,12 +139,11 @@ impl DualPi2 {
         } else {
             &mut self.classic
         };
-        let Some(p) = lane.q.pop_front() else {
+        let Some(p) = lane.pop(ctx.arena) else {
             self.credit = self.c.mtu as i64 * (self.c.wc - self.c.wl);
             return None;
         };
         let size = ctx.arena.get(p).size as u64;
-        lane.bytes -= size;
         if both {
             self.credit += if from_l { self.c.wc } else { -self.c.wl } * size as i64;
         }
@@ -195,8 +186,7 @@ impl QueueDiscipline for DualPi2 {
         } else {
             &mut self.classic
         };
-        lane.bytes += p.size as u64;
-        lane.q.push_back(pkt);
+        lane.push(pkt, p.size);
         Verdict::Enqueued
     }
 
@@ -281,13 +271,6 @@ impl QueueConfig for DualPi2Spec {
 
     fn build(&self, _ctx: &QueueContext) -> Result<DualPi2, ParamError> {
         let s = self;
-        let gain = |v: Option<f64>, def: f64, field: &'static str| {
-            let g = v.unwrap_or(def);
-            if !g.is_finite() || g < 0.0 {
-                return Err((field, format!("{g} must be a non-negative number (per second)")));
-            }
-            Ok(g)
-        };
         let k = s.coupling_factor.unwrap_or(COUPLING);
         if !k.is_finite() || k <= 0.0 {
             return Err(("coupling_factor", format!("{k} must be a positive number")));

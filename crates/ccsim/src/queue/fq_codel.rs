@@ -111,6 +111,16 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The number of flow queues a configuration asks for, `FLOWS` where left out (Linux's
+/// `flows`, 1 to 65,536).
+pub(super) fn flow_count(v: Option<u32>) -> Result<u32, ParamError> {
+    let flows = v.unwrap_or(FLOWS);
+    if !(1..=65_536).contains(&flows) {
+        return Err(("flows", format!("{flows} is outside 1..=65536")));
+    }
+    Ok(flows)
+}
+
 impl FlowQueues {
     pub fn new(flows: u32, quantum: u32) -> FlowQueues {
         FlowQueues {
@@ -338,10 +348,7 @@ impl QueueConfig for FqCodelSpec {
 
     fn build(&self, _ctx: &QueueContext) -> Result<FqCodel, ParamError> {
         let s = self;
-        let flows = s.flows.unwrap_or(FLOWS);
-        if !(1..=65_536).contains(&flows) {
-            return Err(("flows", format!("{flows} is outside 1..=65536")));
-        }
+        let flows = flow_count(s.flows)?;
         let codel = super::codel::params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(true))?;
         Ok(FqCodel::new(FqCodelParams {
             flows,

@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::codel::CodelSource;
-use super::fq_codel::{FlowQueues, QUANTUM};
+use super::fq_codel::{flow_count, FlowQueues, QUANTUM};
 use super::param::{at_least_one, bytes_u32, positive_time};
 use super::pie::{self, gain, skip_fixed_points, PieParams, PieVars};
 use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
@@ -38,8 +38,8 @@ use crate::config::ParamError;
 use crate::packet::PktId;
 use crate::time::SimTime;
 
-/// Linux `fq_pie_init`'s defaults: 1024 flows, 10 240 packets, 32 MiB, ECN marking up to 10 %.
-pub const FLOWS: u32 = 1024;
+/// Linux `fq_pie_init`'s defaults: 1024 flows (as FQ-CoDel's, `fq_codel::FLOWS`), 10 240
+/// packets, 32 MiB, ECN marking up to 10 %.
 pub const LIMIT: u32 = 10_240;
 pub const MEMORY_LIMIT: u64 = 32 << 20;
 pub const ECN_PROB: u32 = 10;
@@ -185,10 +185,7 @@ impl QueueConfig for FqPieSpec {
 
     fn build(&self, _ctx: &QueueContext) -> Result<FqPie, ParamError> {
         let s = self;
-        let flows = s.flows.unwrap_or(FLOWS);
-        if !(1..=65_536).contains(&flows) {
-            return Err(("flows", format!("{flows} is outside 1..=65536")));
-        }
+        let flows = flow_count(s.flows)?;
         let quantum = bytes_u32(s.quantum, QUANTUM);
         if !(1..=1 << 20).contains(&quantum) {
             return Err(("quantum", format!("{quantum} B is outside 1 B..=1 MiB")));

@@ -409,10 +409,7 @@ impl Sender {
         } else {
             // An RFC 3168 answer to an Accurate-ECN SYN falls back to classic feedback.
             self.ecn.on = self.p.ecn && synack & BITS == flags::ECE;
-            self.ecn.feedback = match self.ecn.feedback {
-                super::ecn::EcnFeedback::Accurate => super::ecn::EcnFeedback::Classic,
-                f => f,
-            };
+            self.ecn.feedback = self.ecn.feedback.accurate_if(false);
         }
     }
 }

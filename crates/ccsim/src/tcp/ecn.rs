@@ -53,6 +53,17 @@ pub enum EcnFeedback {
     Accurate,
 }
 
+impl EcnFeedback {
+    /// Accurate ECN only where `agreed` (the peer takes it), else classic feedback, to which
+    /// Accurate ECN falls back; the other modes are unchanged.
+    pub fn accurate_if(self, agreed: bool) -> EcnFeedback {
+        match self {
+            EcnFeedback::Accurate if !agreed => EcnFeedback::Classic,
+            f => f,
+        }
+    }
+}
+
 /// How an algorithm uses ECN, for one that needs it (Linux `TCP_CONG_NEEDS_ECN`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EcnUse {
@@ -245,10 +256,7 @@ impl EcnEcho {
     /// without one, used where the receiver supports it (classic otherwise).
     pub fn with_feedback(mut self, feedback: EcnFeedback, accurate: bool) -> EcnEcho {
         self.accurate_capable = accurate;
-        self.feedback = match feedback {
-            EcnFeedback::Accurate if !(accurate && self.on) => EcnFeedback::Classic,
-            f => f,
-        };
+        self.feedback = feedback.accurate_if(accurate && self.on);
         self
     }
 
@@ -265,9 +273,6 @@ impl EcnEcho {
         if self.on && self.accurate_capable && super::accecn::asks(syn_flags) {
             self.feedback = EcnFeedback::Accurate;
             return super::accecn::SYN_ACK_FLAGS;
-        }
-        if self.feedback == EcnFeedback::Accurate {
-            self.feedback = EcnFeedback::Classic;
         }
         if self.on {
             flags::ECE

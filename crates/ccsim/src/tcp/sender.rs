@@ -207,9 +207,7 @@ impl Sender {
         let mut usage = cc.needs_ecn();
         params.ecn |= usage.is_some();
         if let Some(u) = usage.as_mut() {
-            if u.feedback == ecn::EcnFeedback::Accurate && !p.receiver_accecn && !p.handshake {
-                u.feedback = ecn::EcnFeedback::Classic;
-            }
+            u.feedback = u.feedback.accurate_if(p.receiver_accecn || p.handshake);
         }
         let ecn = EcnSender::new(params.ecn && p.receiver_ecn && !p.handshake, usage);
         let s = Sender {

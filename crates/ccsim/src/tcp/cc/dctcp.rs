@@ -31,9 +31,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::marked::{halve_on_loss, MarkedRound};
 use super::{
-    cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig,
-    CongestionControl, EcnFeedback, EcnUse, ParamError, TcpState,
+    AckSample, BuildContext, CaEvent, CaState, CcConfig,
+    CongestionControl, EcnFeedback, EcnUse, ParamError, Reno, TcpState,
 };
 
 /// α's unit: Linux's `DCTCP_MAX_ALPHA`.
@@ -71,9 +72,7 @@ impl CcConfig for DctcpConfig {
         Ok(Dctcp {
             shift_g: shift_g as u8,
             alpha,
-            next_seq: 0,
-            delivered: 0,
-            delivered_ce: 0,
+            round: MarkedRound::default(),
         })
     }
 }
@@ -84,12 +83,8 @@ pub struct Dctcp {
     shift_g: u8,
     /// α in units of 1/1024.
     alpha: u32,
-    /// The window being measured ends when SND.UNA reaches this segment.
-    next_seq: u64,
-    /// Segments acknowledged and segments reported marked in the window so far (32 bits keep
-    /// the algorithm within the 24 bytes of the largest other, `a_connection_takes_800_bytes`).
-    delivered: u32,
-    delivered_ce: u32,
+    /// The window being measured.
+    round: MarkedRound,
 }
 
 impl Dctcp {
@@ -99,15 +94,12 @@ impl Dctcp {
         // min_not_zero: subtract α >> g, or all of α when that is zero.
         let dec = a >> self.shift_g;
         a -= if dec == 0 { a } else { dec };
-        if self.delivered_ce > 0 {
-            let inc = ((self.delivered_ce as u64) << (10 - self.shift_g)) / self.delivered.max(1) as u64;
+        let r = &self.round;
+        if r.marked > 0 {
+            let inc = ((r.marked as u64) << (10 - self.shift_g)) / r.delivered.max(1) as u64;
             a = (a as u64 + inc).min(MAX_ALPHA as u64) as u32;
         }
         self.alpha = a;
-    }
-
-    fn react_to_loss(st: &mut TcpState) {
-        st.ssthresh = (st.cwnd / 2.0).floor().max(2.0);
     }
 }
 
@@ -119,44 +111,31 @@ impl CongestionControl for Dctcp {
     }
 
     fn cong_avoid(&mut self, st: &mut TcpState, ack: &AckSample) {
-        let left = if st.in_slow_start() {
-            slow_start(st, ack.acked)
-        } else {
-            ack.acked
-        };
-        if left > 0.0 {
-            cong_avoid_ai(st, st.cwnd, left);
-        }
+        Reno.cong_avoid(st, ack);
     }
 
     fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
-        let n = |x: u64| x.min(u32::MAX as u64) as u32;
-        self.delivered = self.delivered.saturating_add(n(ack.segments));
-        self.delivered_ce = self.delivered_ce.saturating_add(n(ack.ce));
-        if st.snd_una >= self.next_seq {
+        self.round.add(ack);
+        if self.round.ended(st) {
             self.update_alpha();
-            self.next_seq = st.snd_nxt;
-            self.delivered = 0;
-            self.delivered_ce = 0;
+            self.round.restart(st);
         }
     }
 
     fn set_state(&mut self, st: &mut TcpState, new: CaState) {
         if new == CaState::Recovery {
-            Self::react_to_loss(st);
+            halve_on_loss(st);
         }
     }
 
     fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
         if ev == CaEvent::Timeout {
-            Self::react_to_loss(st);
+            halve_on_loss(st);
         }
     }
 
     fn init(&mut self, st: &mut TcpState) {
-        self.next_seq = st.snd_nxt;
-        self.delivered = 0;
-        self.delivered_ce = 0;
+        self.round.restart(st);
     }
 
     fn needs_ecn(&self) -> Option<EcnUse> {
@@ -211,7 +190,7 @@ mod tests {
         st.snd_una = 0;
         st.snd_nxt = 10;
         c.init(&mut st);
-        assert_eq!(c.next_seq, 10);
+        assert_eq!(c.round.next_seq, 10);
         // Window 1: 10 segments, 5 marked, in two ACKs; α changes only at its end.
         acked(&mut c, &mut st, 6, 3);
         assert_eq!(c.alpha, 1024);
@@ -219,7 +198,7 @@ mod tests {
         acked(&mut c, &mut st, 4, 2);
         // α = 1024 − (1024 >> 4 = 64) = 960; + (5 << 6) / 10 = 320 / 10 = 32 → 992.
         assert_eq!(c.alpha, 992);
-        assert_eq!(c.next_seq, 20);
+        assert_eq!(c.round.next_seq, 20);
         // Window 2: 10 segments, none marked: 992 − 62 = 930.
         acked(&mut c, &mut st, 10, 0);
         assert_eq!(c.alpha, 930);

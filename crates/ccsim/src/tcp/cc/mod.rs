@@ -10,6 +10,7 @@
 //! and the classic `cong_avoid` is skipped for that ACK. ACNS works with any algorithm, so its
 //! commands are handled by the sender around the algorithm (`tcp/acns.rs`).
 
+mod marked;
 mod param;
 mod registry;
 

@@ -28,6 +28,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::marked::{halve_on_loss, MarkedRound};
 use super::{
     cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig,
     CongestionControl, EcnFeedback, EcnUse, ParamError, TcpState,
@@ -77,12 +78,10 @@ impl CcConfig for PragueConfig {
             scaling: self.rtt_scaling.unwrap_or(true),
             alpha: ONE as u32,
             saw_ce: false,
-            next_seq: 0,
             stamp: SimTime::ZERO,
             cwr_stamp: None,
             rounds: 0,
-            delivered: 0,
-            delivered_ce: 0,
+            round: MarkedRound::default(),
         })
     }
 }
@@ -98,14 +97,13 @@ pub struct Prague {
     /// α in units of 2^-20.
     alpha: u32,
     saw_ce: bool,
-    next_seq: u64,
     /// When α was last updated, and when the window was last cut for marks.
     stamp: SimTime,
     cwr_stamp: Option<SimTime>,
     /// Rounds spent in congestion avoidance.
     rounds: u32,
-    delivered: u32,
-    delivered_ce: u32,
+    /// The round being measured.
+    round: MarkedRound,
 }
 
 impl Prague {
@@ -121,7 +119,8 @@ impl Prague {
 
     /// The end of a round: α from its marked fraction (`prague_update_alpha`).
     fn update_alpha(&mut self) {
-        let f = (self.delivered_ce as u64 * ONE) / self.delivered.max(1) as u64;
+        let r = &self.round;
+        let f = (r.marked as u64 * ONE) / r.delivered.max(1) as u64;
         let a = self.alpha as u64;
         self.alpha = (a - (a >> 4) + (f >> 4)).min(ONE) as u32;
     }
@@ -162,19 +161,15 @@ impl CongestionControl for Prague {
     }
 
     fn pkts_acked(&mut self, st: &TcpState, ack: &AckSample) {
-        let n = |x: u64| x.min(u32::MAX as u64) as u32;
-        self.delivered = self.delivered.saturating_add(n(ack.segments));
-        self.delivered_ce = self.delivered_ce.saturating_add(n(ack.ce));
+        self.round.add(ack);
         self.saw_ce |= ack.ce > 0;
         let waited = !self.rtt_independent(st) || st.now.saturating_sub(self.stamp) >= self.target;
-        if st.snd_una >= self.next_seq && waited {
+        if self.round.ended(st) && waited {
             if self.saw_ce {
                 self.update_alpha();
             }
-            self.next_seq = st.snd_nxt;
+            self.round.restart(st);
             self.stamp = st.now;
-            self.delivered = 0;
-            self.delivered_ce = 0;
             if !st.in_slow_start() {
                 self.rounds = self.rounds.saturating_add(1);
             }
@@ -183,7 +178,7 @@ impl CongestionControl for Prague {
 
     fn set_state(&mut self, st: &mut TcpState, new: CaState) {
         if new == CaState::Recovery {
-            st.ssthresh = (st.cwnd / 2.0).floor().max(2.0);
+            halve_on_loss(st);
         }
     }
 
@@ -192,13 +187,13 @@ impl CongestionControl for Prague {
             CaEvent::EcnEcho => {
                 self.cwr_stamp = Some(st.now);
                     }
-            CaEvent::Timeout => st.ssthresh = (st.cwnd / 2.0).floor().max(2.0),
+            CaEvent::Timeout => halve_on_loss(st),
             _ => {}
         }
     }
 
     fn init(&mut self, st: &mut TcpState) {
-        self.next_seq = st.snd_nxt;
+        self.round.restart(st);
         self.stamp = st.now;
     }
 
