@@ -204,13 +204,15 @@ impl Sender {
         if self.st.ca_state != CaState::Open {
             return;
         }
+        // The algorithm hears of the echo before the reduction (Prague decides there whether
+        // this one may cut).
+        self.cc.cwnd_event(&mut self.st, CaEvent::EcnEcho);
         // RFC 3168 §6.1.2: respond as to a single loss — the same threshold a loss would set.
         self.st.ssthresh = self.loss_ssthresh();
         // An algorithm that sets its own window (BBR) answers in `cong_control` instead.
         if !self.cc.controls_window() {
             self.st.cwnd = self.st.ssthresh;
         }
-        self.cc.cwnd_event(&mut self.st, CaEvent::EcnEcho);
         self.set_ca_state(CaState::Cwr);
         self.ecn.cwr_high = self.high;
         self.stats.ecn_reductions += 1;

@@ -124,7 +124,8 @@ pub enum CaEvent {
     TxStart,
     /// A retransmission timeout fired (cwnd is about to become the loss window).
     Timeout,
-    /// An ACK carried ECN-Echo (RFC 3168).
+    /// An ACK carried ECN-Echo (RFC 3168) in the Open state: the window is about to be
+    /// reduced (`ssthresh` follows).
     EcnEcho,
     /// Loss recovery ended (cwnd has been set to its post-recovery value).
     RecoveryExit,

@@ -80,6 +80,7 @@ impl CcConfig for PragueConfig {
             saw_ce: false,
             stamp: SimTime::ZERO,
             cwr_stamp: None,
+            refused_at: None,
             rounds: 0,
             round: MarkedRound::default(),
         })
@@ -100,6 +101,10 @@ pub struct Prague {
     /// When α was last updated, and when the window was last cut for marks.
     stamp: SimTime,
     cwr_stamp: Option<SimTime>,
+    /// The instant of an ECN echo whose cut was refused (too soon after the last cut): the
+    /// refusal does not restart the interval, as `prague_enter_cwr` stamps only a reduction it
+    /// makes — else a flow marked every round would never be cut again.
+    refused_at: Option<SimTime>,
     /// Rounds spent in congestion avoidance.
     rounds: u32,
     /// The round being measured.
@@ -124,19 +129,14 @@ impl Prague {
         let a = self.alpha as u64;
         self.alpha = (a - (a >> 4) + (f >> 4)).min(ONE) as u32;
     }
-
 }
 
 impl CongestionControl for Prague {
     fn ssthresh(&self, st: &TcpState) -> f64 {
-        if st.ca_state == CaState::Open {
-            // A reduction for marks: at most once per rtt_target when RTT-independent.
-            let recent = self
-                .cwr_stamp
-                .is_some_and(|t| st.now.saturating_sub(t) < self.target);
-            if self.rtt_independent(st) && recent {
-                return st.cwnd;
-            }
+        // A reduction for marks at most once per rtt_target when RTT-independent: decided on
+        // the echo (`cwnd_event`), which comes first.
+        if st.ca_state == CaState::Open && self.refused_at == Some(st.now) {
+            return st.cwnd;
         }
         let w = st.cwnd;
         (w - w * self.alpha as f64 / (2 * ONE) as f64).max(2.0)
@@ -185,8 +185,16 @@ impl CongestionControl for Prague {
     fn cwnd_event(&mut self, st: &mut TcpState, ev: CaEvent) {
         match ev {
             CaEvent::EcnEcho => {
-                self.cwr_stamp = Some(st.now);
-                    }
+                let recent = self
+                    .cwr_stamp
+                    .is_some_and(|t| st.now.saturating_sub(t) < self.target);
+                if self.rtt_independent(st) && recent {
+                    self.refused_at = Some(st.now);
+                } else {
+                    self.cwr_stamp = Some(st.now);
+                    self.refused_at = None;
+                }
+            }
             CaEvent::Timeout => halve_on_loss(st),
             _ => {}
         }
@@ -289,12 +297,34 @@ mod tests {
         c.cong_avoid(&mut st, &test_ack(2.0, None));
         // (5/25)² = 0.04 of Reno's 2/20.
         assert!((st.cwnd - (20.0 + 0.1 * 0.04)).abs() < 1e-12);
-        // And at most one reduction per 25 ms: a cut 10 ms after the last is refused.
-        c.cwr_stamp = Some(SimTime::ZERO);
-        st.now = SimTime::from_millis(10);
-        assert_eq!(c.ssthresh(&st), st.cwnd);
-        st.now = SimTime::from_millis(30);
-        assert!(c.ssthresh(&st) < st.cwnd);
+    }
+
+    #[test]
+    fn cuts_for_marks_come_at_most_every_target_rtt_and_a_refusal_does_not_count() {
+        // Marks on every round of an 11 ms path, RTT-independent: an ECN echo at 0 ms cuts,
+        // one at 11 ms is refused (11 < 25), one at 26 ms cuts again (26 ms since the cut at 0;
+        // had the refused echo restarted the interval it would be 15 ms and refused too).
+        let mut c = PragueConfig {
+            rtt_target: None,
+            rtt_transition: Some(0),
+            rtt_scaling: None,
+        }
+        .build(&test_ctx(Profile::Linux))
+        .unwrap();
+        let mut st = test_state(40.0, 30.0);
+        st.srtt = SimTime::from_millis(11);
+        let echo = |c: &mut Prague, st: &mut TcpState, ms: u64| {
+            st.now = SimTime::from_millis(ms);
+            c.cwnd_event(st, CaEvent::EcnEcho);
+            c.ssthresh(st) < st.cwnd
+        };
+        assert!(echo(&mut c, &mut st, 0));
+        assert!(!echo(&mut c, &mut st, 11));
+        assert!(echo(&mut c, &mut st, 26));
+        assert!(!echo(&mut c, &mut st, 40));
+        // Not RTT-independent (srtt above the target): every echo cuts.
+        st.srtt = SimTime::from_millis(30);
+        assert!(echo(&mut c, &mut st, 41));
     }
 
     #[test]
