@@ -33,8 +33,8 @@ use serde::Deserialize;
 
 use super::marked::{halve_on_loss, MarkedRound};
 use super::{
-    AckSample, BuildContext, CaEvent, CaState, CcConfig,
-    CongestionControl, EcnFeedback, EcnUse, ParamError, Reno, TcpState,
+    AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, EcnFeedback, EcnUse,
+    ParamError, Reno, TcpState,
 };
 
 /// α's unit: Linux's `DCTCP_MAX_ALPHA`.
@@ -52,6 +52,11 @@ pub struct DctcpConfig {
     /// makes the first reduction a halving, as RFC 8257 §3.3 advises). 0 to 1024.
     #[serde(default)]
     pub alpha_on_init: Option<u32>,
+    /// Send ECT(1) instead of Linux's ECT(0), so that an L4S queue (DualPI2, RFC 9331 §4's
+    /// identifier) takes the flow into its low-latency queue, as L4S experiments run DCTCP.
+    /// Default false.
+    #[serde(default)]
+    pub ect1: Option<bool>,
 }
 
 impl CcConfig for DctcpConfig {
@@ -70,6 +75,7 @@ impl CcConfig for DctcpConfig {
             ));
         }
         Ok(Dctcp {
+            ect1: self.ect1.unwrap_or(false),
             shift_g: shift_g as u8,
             alpha,
             round: MarkedRound::default(),
@@ -80,6 +86,7 @@ impl CcConfig for DctcpConfig {
 /// DCTCP's state (Linux `struct dctcp`).
 #[derive(Clone, Debug)]
 pub struct Dctcp {
+    ect1: bool,
     shift_g: u8,
     /// α in units of 1/1024.
     alpha: u32,
@@ -140,7 +147,7 @@ impl CongestionControl for Dctcp {
 
     fn needs_ecn(&self) -> Option<EcnUse> {
         Some(EcnUse {
-            ect1: false,
+            ect1: self.ect1,
             feedback: EcnFeedback::PerPacket,
         })
     }
@@ -160,6 +167,7 @@ mod tests {
         DctcpConfig {
             shift_g: None,
             alpha_on_init: None,
+            ect1: None,
         }
         .build(&test_ctx(Profile::Linux))
         .unwrap()
@@ -245,6 +253,7 @@ mod tests {
         let e = DctcpConfig {
             shift_g: Some(11),
             alpha_on_init: None,
+            ect1: None,
         }
         .build(&test_ctx(Profile::Linux))
         .unwrap_err();
@@ -252,9 +261,28 @@ mod tests {
         let e = DctcpConfig {
             shift_g: None,
             alpha_on_init: Some(1025),
+            ect1: None,
         }
         .build(&test_ctx(Profile::Linux))
         .unwrap_err();
         assert_eq!(e.0, "alpha_on_init");
+    }
+
+    #[test]
+    fn sends_ect0_as_linux_or_ect1_when_asked() {
+        let with = |ect1| {
+            DctcpConfig {
+                shift_g: None,
+                alpha_on_init: None,
+                ect1,
+            }
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
+            .needs_ecn()
+            .unwrap()
+        };
+        assert!(!with(None).ect1);
+        assert!(with(Some(true)).ect1);
+        assert_eq!(with(Some(true)).feedback, EcnFeedback::PerPacket);
     }
 }
