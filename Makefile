@@ -4,6 +4,8 @@
 test:
 	python3 -m pip install --quiet --editable '.[test]'
 	cargo fmt --all --check
+	# The registries declare their modules inside macros, where cargo fmt does not look.
+	rustfmt --edition 2021 --check $$(git ls-files '*.rs')
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	cargo test --package ccsim --quiet
 	ruff check python tests bench

@@ -33,9 +33,9 @@ use serde::Deserialize;
 use super::droptail::DropTail;
 use super::param::{at_least_one, in_range, positive_time};
 use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Verdict};
+use crate::acns::{self, Command};
 use crate::config::units::Duration;
 use crate::config::ParamError;
-use crate::acns::{self, Command};
 use crate::packet::{Kind, PktId};
 use crate::time::SimTime;
 
@@ -261,7 +261,6 @@ pub struct AcnsQueueSpec {
     #[serde(default)]
     pub idle_timeout: Option<Duration>,
 }
-
 
 impl QueueConfig for AcnsQueueSpec {
     type Discipline = Acns;

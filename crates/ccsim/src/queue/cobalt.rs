@@ -340,16 +340,25 @@ mod tests {
         // 4 MiB (under 10 240·1514 B).
         let c = build("{}", 10_000_000).c;
         assert_eq!((c.target, c.interval), (ms(5), ms(100)));
-        assert_eq!(c.mtu_time, SimTime::from_micros(1211) + SimTime::from_nanos(200));
+        assert_eq!(
+            c.mtu_time,
+            SimTime::from_micros(1211) + SimTime::from_nanos(200)
+        );
         assert_eq!(c.memory_limit, 4 << 20);
-        assert_eq!((c.p_inc, c.p_dec, c.ecn, c.limit), (1.0 / 256.0, 1.0 / 4096.0, true, 10_240));
+        assert_eq!(
+            (c.p_inc, c.p_dec, c.ecn, c.limit),
+            (1.0 / 256.0, 1.0 / 4096.0, true, 10_240)
+        );
         // 1 Mb/s: MTU time 12.112 ms, target 1.5·12.112 = 18.168 ms, interval
         // max(100 + 18.168 − 5, 2·18.168) = 113.168 ms.
         let c = build("{}", 1_000_000).c;
         assert_eq!(c.target, SimTime::from_micros(18_168));
         assert_eq!(c.interval, SimTime::from_micros(113_168));
         // 100 Mb/s with 20 packets: 12.5 MB/s·0.4 s = 5 MB, capped at 20·1514 = 30 280 B.
-        assert_eq!(build(r#"{"limit": 20}"#, 100_000_000).c.memory_limit, 30_280);
+        assert_eq!(
+            build(r#"{"limit": 20}"#, 100_000_000).c.memory_limit,
+            30_280
+        );
     }
 
     /// 200 packets of 1500 B enqueued at 0; one leaves at 0 (not over target: count stays 0
@@ -399,7 +408,10 @@ mod tests {
         h.offer(&mut q, 0, 1500, Ecn::NotEct, ms(99));
         q.dequeue(&mut h.ctx(ms(100))).unwrap();
         assert_eq!(q.v.count, 3);
-        assert_eq!(q.v.drop_next, ms(100) + SimTime::from_secs_f64(0.1 / 3f64.sqrt()));
+        assert_eq!(
+            q.v.drop_next,
+            ms(100) + SimTime::from_secs_f64(0.1 / 3f64.sqrt())
+        );
         // At 300 ms: due at 157.735 → count 2, next + 70.711 = 228.446 → count 1, next + 100 =
         // 328.446, no longer due. Nothing was dropped.
         h.offer(&mut q, 0, 1500, Ecn::NotEct, ms(299));

@@ -247,7 +247,6 @@ pub struct CodelSpec {
     pub ecn: Option<bool>,
 }
 
-
 /// CoDel's parameters, shared with FQ-CoDel: defaults for what is left out, zero times refused.
 pub(crate) fn params(
     target: Option<Duration>,

@@ -111,10 +111,11 @@ impl DualPi2 {
     fn catch_up(&mut self, ctx: &QueueCtx) {
         while self.next_update <= ctx.now {
             let at = self.next_update;
-            let qdelay =
-                Self::head_sojourn(&self.classic, ctx, at).max(Self::head_sojourn(&self.l4s, ctx, at));
+            let qdelay = Self::head_sojourn(&self.classic, ctx, at)
+                .max(Self::head_sojourn(&self.l4s, ctx, at));
             let target = self.c.target.as_secs_f64();
-            let delta = self.c.alpha * (qdelay - target) + self.c.beta * (qdelay - self.prev_qdelay);
+            let delta =
+                self.c.alpha * (qdelay - target) + self.c.beta * (qdelay - self.prev_qdelay);
             let before = (self.prob, self.prev_qdelay);
             self.prob = (self.prob + delta).clamp(0.0, 1.0);
             if !self.c.drop_overload {

@@ -134,7 +134,10 @@ fn the_l_step_marks_after_one_millisecond_and_nothing_acts_below_two_mtus() {
     h.offer(&mut q, 1, 1500, Ecn::Ect1, SimTime::ZERO);
     h.offer(&mut q, 1, 1500, Ecn::Ect1, SimTime::ZERO);
     q.dequeue(&mut h.ctx(us(1000)));
-    assert!(h.marked.is_empty(), "exactly 1 ms is not more than the step");
+    assert!(
+        h.marked.is_empty(),
+        "exactly 1 ms is not more than the step"
+    );
     q.dequeue(&mut h.ctx(us(1001)));
     assert_eq!(h.marked, vec![Reason::Forced]);
     // With p' = 1, a lone packet (1500 B < 2 MTU left... here nothing left) is neither
@@ -157,8 +160,14 @@ fn arrivals_beyond_the_limit_are_dropped() {
     }
     .build(&ctx())
     .unwrap();
-    assert_eq!(h.offer(&mut q, 0, 1500, Ecn::Ect1, SimTime::ZERO), Verdict::Enqueued);
-    assert_eq!(h.offer(&mut q, 0, 1500, Ecn::Ect0, SimTime::ZERO), Verdict::Enqueued);
+    assert_eq!(
+        h.offer(&mut q, 0, 1500, Ecn::Ect1, SimTime::ZERO),
+        Verdict::Enqueued
+    );
+    assert_eq!(
+        h.offer(&mut q, 0, 1500, Ecn::Ect0, SimTime::ZERO),
+        Verdict::Enqueued
+    );
     assert_eq!(
         h.offer(&mut q, 0, 1500, Ecn::Ect1, SimTime::ZERO),
         Verdict::Dropped(Reason::Overflow)

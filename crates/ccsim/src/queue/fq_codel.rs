@@ -342,7 +342,6 @@ pub struct FqCodelSpec {
     pub ecn: Option<bool>,
 }
 
-
 impl QueueConfig for FqCodelSpec {
     type Discipline = FqCodel;
 
@@ -392,7 +391,10 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for f in 0..n {
             let p = h.pkt(f, 100, Ecn::NotEct, T);
-            assert!(seen.insert(q.fq.classify(p, &mut h.ctx(T))), "hash collision");
+            assert!(
+                seen.insert(q.fq.classify(p, &mut h.ctx(T))),
+                "hash collision"
+            );
         }
     }
 

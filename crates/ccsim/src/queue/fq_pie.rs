@@ -97,9 +97,7 @@ impl QueueDiscipline for FqPie {
         self.catch_up(ctx.now);
         let i = self.fq.classify(pkt, ctx);
         let size = ctx.arena.get(pkt).size as u64;
-        if self.fq.qlen() >= self.c.pie.limit
-            || self.fq.backlog() + size > self.c.memory_limit
-        {
+        if self.fq.qlen() >= self.c.pie.limit || self.fq.backlog() + size > self.c.memory_limit {
             self.pie[i].overflowed();
             return Verdict::Dropped(Reason::Overflow);
         }
@@ -192,7 +190,10 @@ impl QueueConfig for FqPieSpec {
         }
         let ecn_prob = s.ecn_prob.unwrap_or(ECN_PROB);
         if ecn_prob > 100 {
-            return Err(("ecn_prob", format!("{ecn_prob} is outside 0..=100 (percent)")));
+            return Err((
+                "ecn_prob",
+                format!("{ecn_prob} is outside 0..=100 (percent)"),
+            ));
         }
         let memory_limit = s.memory_limit.map(|b| b.0).unwrap_or(MEMORY_LIMIT);
         Ok(FqPie::new(FqPieParams {
@@ -365,7 +366,10 @@ mod tests {
         c.pie.limit = 3;
         let mut q = FqPie::new(c.clone());
         for f in 0..3 {
-            assert_eq!(h.offer(&mut q, f, 1500, Ecn::Ect0, SimTime::ZERO), Verdict::Enqueued);
+            assert_eq!(
+                h.offer(&mut q, f, 1500, Ecn::Ect0, SimTime::ZERO),
+                Verdict::Enqueued
+            );
         }
         let v = h.offer(&mut q, 3, 100, Ecn::Ect0, SimTime::ZERO);
         assert_eq!(v, Verdict::Dropped(Reason::Overflow));
@@ -374,7 +378,8 @@ mod tests {
         c.pie.limit = 100;
         c.memory_limit = 4000;
         let mut q = FqPie::new(c);
-        let offers = [1500, 1500, 1500, 1000].map(|s| h.offer(&mut q, 0, s, Ecn::Ect0, SimTime::ZERO));
+        let offers =
+            [1500, 1500, 1500, 1000].map(|s| h.offer(&mut q, 0, s, Ecn::Ect0, SimTime::ZERO));
         assert_eq!(offers[2], Verdict::Dropped(Reason::Overflow));
         assert_eq!(q.len_bytes(), 4000);
     }
@@ -391,12 +396,18 @@ mod tests {
             error_text(s.build(&ctx))
         };
         assert_eq!(err(r#"{"flows": 0}"#), "q.flows: 0 is outside 1..=65536");
-        assert_eq!(err(r#"{"ecn_prob": 101}"#), "q.ecn_prob: 101 is outside 0..=100 (percent)");
+        assert_eq!(
+            err(r#"{"ecn_prob": 101}"#),
+            "q.ecn_prob: 101 is outside 0..=100 (percent)"
+        );
         assert_eq!(
             err(r#"{"quantum": "2MiB"}"#),
             "q.quantum: 2097152 B is outside 1 B..=1 MiB"
         );
         assert_eq!(err(r#"{"tupdate": 0}"#), "q.tupdate: must be positive");
-        assert_eq!(err(r#"{"alpha": -1}"#), "q.alpha: -1 must be a non-negative number (Hz)");
+        assert_eq!(
+            err(r#"{"alpha": -1}"#),
+            "q.alpha: -1 must be a non-negative number (Hz)"
+        );
     }
 }

@@ -415,7 +415,6 @@ pub struct PieSpec {
     pub mtu: Option<Bytes>,
 }
 
-
 /// A controller gain in Hz, `def` where left out; negative or non-finite values are refused.
 pub(super) fn gain(v: Option<f64>, def: f64, field: &'static str) -> Result<f64, ParamError> {
     let g = v.unwrap_or(def);
@@ -634,7 +633,11 @@ mod tests {
         for k in 1..=17 {
             q.dequeue(&mut h.ctx(SimTime::from_millis(k)));
         }
-        assert!((q.v.avg_dq_time - 0.015).abs() < 1e-12, "{}", q.v.avg_dq_time);
+        assert!(
+            (q.v.avg_dq_time - 0.015).abs() < 1e-12,
+            "{}",
+            q.v.avg_dq_time
+        );
         assert!((q.qdelay() - 23.0 * 1024.0 * 0.015 / 16384.0).abs() < 1e-12);
     }
 

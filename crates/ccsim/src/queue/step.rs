@@ -290,7 +290,10 @@ mod tests {
             e(r#"{"threshold": 5, "threshold_bytes": 6000}"#),
             "q.threshold_bytes: give either threshold (packets) or threshold_bytes, not both"
         );
-        assert_eq!(e(r#"{"threshold": 0}"#), "q.threshold: must be at least 1 packet");
+        assert_eq!(
+            e(r#"{"threshold": 0}"#),
+            "q.threshold: must be at least 1 packet"
+        );
         // Sizes of zero bytes are refused by the unit itself.
         let zero = serde_json::from_str::<StepSpec>(r#"{"threshold_bytes": 0}"#).unwrap_err();
         assert!(zero.to_string().contains("invalid size 0"), "{zero}");

@@ -205,7 +205,11 @@ mod tests {
         h.offer(&mut q, 0, 1000, Ecn::NotEct, ms(700));
         assert!((q.gate.max_p() - 0.11).abs() < 1e-15);
         let want = 0.11 + 0.89 * 5.0 / 15.0;
-        assert!((q.probabilities().0 - want).abs() < 1e-12, "{:?}", q.probabilities());
+        assert!(
+            (q.probabilities().0 - want).abs() < 1e-12,
+            "{:?}",
+            q.probabilities()
+        );
     }
 
     #[test]

@@ -169,7 +169,10 @@ impl QueueConfig for RedSpec {
         }
         let min_th = match s.min_th {
             Some(v) if !v.is_finite() || v <= 0.0 => {
-                return Err(("min_th", format!("{v} must be a positive number of packets")))
+                return Err((
+                    "min_th",
+                    format!("{v} must be a positive number of packets"),
+                ))
             }
             Some(v) => v,
             None if auto => auto_min,

@@ -60,7 +60,6 @@ pub struct XcpSpec {
     pub random_timers: Option<bool>,
 }
 
-
 impl QueueConfig for XcpSpec {
     type Discipline = Xcp;
 
@@ -83,7 +82,13 @@ impl QueueConfig for XcpSpec {
         p.initial_interval =
             positive_time(s.initial_interval, p.initial_interval, "initial_interval")?;
         p.min_interval = positive_time(s.min_interval, p.min_interval, "min_interval")?;
-        p.queue_window = in_range(s.queue_window.unwrap_or(1.0), true, 0.0, 1.0, "queue_window")?;
+        p.queue_window = in_range(
+            s.queue_window.unwrap_or(1.0),
+            true,
+            0.0,
+            1.0,
+            "queue_window",
+        )?;
         p.congestion_threshold = s.congestion_threshold;
         p.random_timers = s.random_timers.unwrap_or(false);
         let limit = p.limit;

@@ -31,7 +31,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
+use super::{
+    cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig,
+    CongestionControl, TcpState,
+};
 
 /// BIC's parameters (the same under every profile).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -201,7 +204,7 @@ impl Bic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
     use crate::config::Profile;
 
@@ -312,7 +315,9 @@ mod tests {
 
     #[test]
     fn delayed_ack_compensation_uses_linux_fixed_point_ratio() {
-        let mut b = BicConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let mut b = BicConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         loss(&mut b, 1000.0);
         // Initial estimate 2 segments per ACK (32/16): cnt 50 at cwnd 800 becomes 50·16/32 = 25.
         assert!(close(b.cnt(800.0), 25.0));

@@ -57,9 +57,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
-use crate::config::Profile;
+use super::{
+    cong_avoid_ai, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig,
+    CongestionControl, TcpState,
+};
 use crate::config::units::Duration;
+use crate::config::Profile;
 use crate::time::{OptTime, SimTime};
 
 /// Linux CUBIC module version.
@@ -466,7 +469,7 @@ impl CongestionControl for Cubic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
 
     fn cubic(profile: Profile, hystart: bool) -> Cubic {
@@ -615,7 +618,9 @@ mod tests {
 
     #[test]
     fn version_2_1_as_in_ns2() {
-        let mut c = CubicConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
+        let mut c = CubicConfig::default()
+            .build(&test_ctx(Profile::Ns2))
+            .unwrap();
         assert_eq!(c.p.version, CubicVersion::V2_1);
         assert!(c.p.hystart.is_none());
         assert_eq!(c.ssthresh(&at(100.0, 50.0, 0)), 80.0); // β = 0.8
@@ -625,7 +630,9 @@ mod tests {
         c.cong_avoid(&mut st, &test_ack(2.0, None));
         assert!(close(st.cwnd, 50.04, 1e-12), "{}", st.cwnd);
         // Convex growth is capped at 16 segments per 100 ms of d_min.
-        let mut c = CubicConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
+        let mut c = CubicConfig::default()
+            .build(&test_ctx(Profile::Ns2))
+            .unwrap();
         c.pkts_acked(&at(1000.0, 500.0, 0), &rtt_ack(100)); // d_min 100 ms; ratio 32 → 31
         loss(&mut c, 1000.0, 1000); // W_max 1000
         c.update(&at(800.0, 800.0, 10_000), 1.0); // epoch at 10 s: K = cbrt(200/0.4) = 7.937 s
@@ -713,7 +720,12 @@ mod tests {
         let linux = d().build(&test_ctx(Profile::Linux)).unwrap();
         assert_eq!((linux.p.beta, linux.p.c), (0.7, 0.4));
         assert!(linux.p.hystart.is_some());
-        assert!(d().build(&test_ctx(Profile::Rfc)).unwrap().p.hystart.is_none());
+        assert!(d()
+            .build(&test_ctx(Profile::Rfc))
+            .unwrap()
+            .p
+            .hystart
+            .is_none());
         let v21 = CubicConfig {
             version: Some(CubicVersion::V2_1),
             ..d()

@@ -224,6 +224,10 @@ mod tests {
         assert_eq!(st.cwnd, 12.0);
         let err = ExternalConfig { slot: 1 }.build(&ctx).unwrap_err();
         assert_eq!(err.0, "slot");
-        assert!(err.1.contains("no algorithm 1 was supplied (1 were)"), "{}", err.1);
+        assert!(
+            err.1.contains("no algorithm 1 was supplied (1 were)"),
+            "{}",
+            err.1
+        );
     }
 }

@@ -33,7 +33,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
+use super::{
+    slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState,
+};
 use crate::config::Profile;
 
 /// RFC 3649 Appendix B as Linux `tcp_highspeed.c` holds it (`hstcp_aimd_vals`, spec §4):
@@ -329,15 +331,19 @@ impl CongestionControl for HighSpeed {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
 
     fn table() -> HighSpeed {
-        HighSpeedConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        HighSpeedConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     fn formula() -> HighSpeed {
-        HighSpeedConfig::default().build(&test_ctx(Profile::Ns2)).unwrap()
+        HighSpeedConfig::default()
+            .build(&test_ctx(Profile::Ns2))
+            .unwrap()
     }
 
     #[test]

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{ParamError, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
+use super::{AckSample, BuildContext, CaState, CcConfig, CongestionControl, ParamError, TcpState};
 use crate::config::units::Duration;
 use crate::time::SimTime;
 
@@ -86,12 +86,14 @@ impl CongestionControl for Hybla {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
     use crate::config::Profile;
 
     fn hybla() -> Hybla {
-        HyblaConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        HyblaConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     #[test]

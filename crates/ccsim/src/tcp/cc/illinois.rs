@@ -9,7 +9,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ParamError, slow_start, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
+use super::{
+    slow_start, AckSample, BuildContext, CaState, CcConfig, CongestionControl, ParamError, TcpState,
+};
 use crate::time::SimTime;
 
 const ALPHA_MIN: f64 = 0.3;
@@ -168,12 +170,14 @@ impl CongestionControl for Illinois {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
     use crate::config::Profile;
 
     fn illinois() -> Illinois {
-        IllinoisConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        IllinoisConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     #[test]

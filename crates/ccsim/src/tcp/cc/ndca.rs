@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{ParamError, AckSample, BuildContext, CaState, CcConfig, CongestionControl, TcpState};
+use super::{AckSample, BuildContext, CaState, CcConfig, CongestionControl, ParamError, TcpState};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -227,12 +227,14 @@ impl CongestionControl for Ndca {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
     use crate::config::Profile;
 
     fn ndca() -> Ndca {
-        NdcaConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        NdcaConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     fn ack_at(c: &mut Ndca, st: &mut TcpState, ms: f64, segs: f64, rtt_ms: u64) {

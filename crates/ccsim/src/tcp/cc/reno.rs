@@ -9,7 +9,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, ParamError, TcpState};
+use super::{
+    cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, ParamError,
+    TcpState,
+};
 
 /// Reno has no parameters.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]

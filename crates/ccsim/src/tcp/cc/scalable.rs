@@ -22,7 +22,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{self, ParamError};
-use super::{cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, TcpState};
+use super::{
+    cong_avoid_ai, slow_start, AckSample, BuildContext, CcConfig, CongestionControl, TcpState,
+};
 use crate::config::Profile;
 
 /// Scalable TCP's parameters.
@@ -92,11 +94,13 @@ impl CongestionControl for Scalable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
 
     fn linux() -> Scalable {
-        ScalableConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        ScalableConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     #[test]
@@ -128,7 +132,9 @@ mod tests {
     #[test]
     fn ns2_profile_uses_fifty() {
         // Linux 2.6.22 / ns-2.35: AI count 50, counted per ACK (acked = 1 under ns-2 counting)
-        let mut s = ScalableConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
+        let mut s = ScalableConfig::default()
+            .build(&test_ctx(Profile::Ns2))
+            .unwrap();
         let mut st = test_state(200.0, 100.0);
         s.cong_avoid(&mut st, &test_ack(1.0, None));
         assert!((st.cwnd - 200.02).abs() < 1e-12);

@@ -12,8 +12,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::reno::Reno;
+use super::{
+    slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, ParamError,
+    TcpState,
+};
 use crate::config::Profile;
-use super::{ParamError, slow_start, AckSample, BuildContext, CaEvent, CaState, CcConfig, CongestionControl, TcpState};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -264,7 +267,7 @@ impl CongestionControl for Vegas {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{test_ack, test_state, test_ctx};
+    use super::super::{test_ack, test_ctx, test_state};
     use super::*;
 
     fn vegas(variant: VegasVariant) -> Vegas {
@@ -367,9 +370,13 @@ mod tests {
 
     #[test]
     fn config_defaults_follow_the_variant_and_reject_beta_below_alpha() {
-        let v = VegasConfig::default().build(&test_ctx(Profile::Ns2)).unwrap();
+        let v = VegasConfig::default()
+            .build(&test_ctx(Profile::Ns2))
+            .unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (1.0, 3.0, 1.0));
-        let v = VegasConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let v = VegasConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (2.0, 4.0, 1.0));
         let bad = VegasConfig {
             alpha: Some(5.0),

@@ -255,7 +255,9 @@ mod tests {
     use crate::config::Profile;
 
     fn veno() -> Veno {
-        VenoConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+        VenoConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap()
     }
 
     /// Veno after three samples of `base_ms` (BaseRTT = base_ms·1000 + 1 µs), its round's
@@ -364,7 +366,12 @@ mod tests {
         }
         assert!((st.cwnd - c).abs() < 1e-12);
         ack(&mut v, &mut st, Some(200));
-        assert!((st.cwnd - (c + 1.0)).abs() < 1e-12, "{} vs {}", st.cwnd, c + 1.0);
+        assert!(
+            (st.cwnd - (c + 1.0)).abs() < 1e-12,
+            "{} vs {}",
+            st.cwnd,
+            c + 1.0
+        );
     }
 
     #[test]

@@ -24,7 +24,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::param::{fraction, ParamError};
-use super::{AckSample, BuildContext, CaState, CcConfig, CongestionControl, Feedback, Reno, TcpState};
+use super::{
+    AckSample, BuildContext, CaState, CcConfig, CongestionControl, Feedback, Reno, TcpState,
+};
 use crate::time::SimTime;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -124,7 +126,9 @@ mod tests {
 
     #[test]
     fn feedback_moves_the_window_and_keeps_one_segment() {
-        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let mut x = XcpConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         let mut st = test_state(10.0, 5.0);
         assert!(x.on_feedback(&mut st, &fb(0.25, 0.0, false, false)));
         assert_eq!(st.cwnd, 10.25);
@@ -136,7 +140,9 @@ mod tests {
 
     #[test]
     fn unlowered_feedback_leaves_the_window_to_reno() {
-        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let mut x = XcpConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         let mut st = test_state(10.0, 5.0);
         assert!(!x.on_feedback(&mut st, &fb(f64::INFINITY, 0.0, false, false)));
         assert_eq!(st.cwnd, 10.0);
@@ -146,7 +152,9 @@ mod tests {
 
     #[test]
     fn fast_recovery_owns_the_window() {
-        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let mut x = XcpConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         let mut st = test_state(10.0, 5.0);
         st.ca_state = CaState::Recovery;
         assert!(x.on_feedback(&mut st, &fb(2.0, 0.0, false, false)));
@@ -183,7 +191,9 @@ mod tests {
 
     #[test]
     fn without_the_option_the_bit_is_ignored() {
-        let mut x = XcpConfig::default().build(&test_ctx(Profile::Linux)).unwrap();
+        let mut x = XcpConfig::default()
+            .build(&test_ctx(Profile::Linux))
+            .unwrap();
         let mut st = test_state(100.0, 5.0);
         st.srtt = SimTime::from_millis(500);
         x.on_feedback(&mut st, &fb(1.0, 1000.0, true, true));
