@@ -1,7 +1,7 @@
 """Prague and DCTCP against CUBIC through DualPI2, FQ-CoDel and a step queue: an example study of
 L4S (RFC 9330–9332), not a paper's reproduction.
 
-    python docs/examples/l4s.py           # 120 runs (under a minute), figure, report
+    python docs/examples/l4s.py           # 120 runs (a few minutes on 2 cores), figure, report
     python docs/examples/l4s.py --quick   # a small grid, for the tests
 
 Two flows share a 50 Mb/s bottleneck for 40 s: a scalable one (TCP Prague; DCTCP sending ECT(1)

@@ -694,6 +694,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                             cc.needs_ecn().map_or(EcnFeedback::Classic, |u| u.feedback),
                             p.receiver_accecn,
                         ),
+                    quickack: p.receiver_quickack,
                 };
                 let l = FlowLabels {
                     kind: "tcp",

@@ -27,6 +27,7 @@
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
 //! | receiver_accecn    | on (an L4S host)           | on                          | on                           |
+//! | receiver_quickack  | off (Linux: on; see below) | off                         | off                          |
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
 //! | prr                | off (Linux: on; with RACK) | off                         | off                          |
@@ -86,6 +87,7 @@ impl Profile {
                 ecn: false,
                 receiver_ecn: true,
                 receiver_accecn: true,
+                receiver_quickack: false,
                 acns: None,
                 receiver_acns: true,
             },
@@ -121,6 +123,7 @@ impl Profile {
                 ecn: false,
                 receiver_ecn: true,
                 receiver_accecn: true,
+                receiver_quickack: false,
                 acns: None,
                 receiver_acns: true,
             },
@@ -156,6 +159,7 @@ impl Profile {
                 ecn: false,
                 receiver_ecn: true,
                 receiver_accecn: true,
+                receiver_quickack: false,
                 acns: None,
                 receiver_acns: true,
             },
@@ -241,6 +245,9 @@ impl Profile {
         }
         if let Some(v) = spec.receiver_accecn {
             p.receiver_accecn = v;
+        }
+        if let Some(v) = spec.receiver_quickack {
+            p.receiver_quickack = v;
         }
         if let Some(v) = &spec.acns {
             p.acns = v.0.clone();

@@ -459,6 +459,12 @@ pub struct TcpSpec {
     /// models an RFC 3168-only peer, to which the sender falls back. Default true.
     #[serde(default)]
     pub receiver_accecn: Option<bool>,
+    /// The receiver acknowledges as Linux does: every segment at once in quick-ACK mode (the
+    /// first 16 segments, 16 after a gap longer than its RTO, 2 after a CE mark starts an
+    /// echo), otherwise once more than a segment's bytes wait. Off: RFC 1122's every second
+    /// segment. Default: linux false for now, ns2 and rfc false.
+    #[serde(default)]
+    pub receiver_quickack: Option<bool>,
     /// ACNS (Olšovský 2014): the sender asks routers for commands and answers losses with
     /// the trend command. `true`, or a table: `request` ("window" | "every-packet"),
     /// `omega_count`, `sigma`, `th_l1`, `th_l2`, `history`. Needs `kind = "acns"` queues on the

@@ -566,6 +566,7 @@ mod tests {
                 dscp: 0,
                 size: None,
                 ecn: EcnEcho::new(true, false).with_acns(true, true),
+                quickack: false,
             },
         );
         // Segments 0..4 asking for commands: normal (I4), normal, freeze (I6), normal. Keeps

@@ -14,6 +14,7 @@ mod observe;
 mod pacing;
 mod params;
 mod prr;
+mod quickack;
 pub mod rate;
 pub mod receiver;
 mod recovery;

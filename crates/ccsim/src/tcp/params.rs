@@ -40,6 +40,8 @@ pub struct TcpParams {
     pub receiver_ecn: bool,
     /// The receiver supports Accurate ECN when the sender asks for it (`tcp/accecn.rs`).
     pub receiver_accecn: bool,
+    /// The receiver acknowledges as Linux does (`tcp/quickack.rs`).
+    pub receiver_quickack: bool,
     /// ACNS at the sender (Olšovský 2014), if asked for.
     pub acns: Option<crate::tcp::acns::AcnsSpec>,
     /// The receiver supports ACNS.

@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 
 use super::ecn::{EcnEcho, EcnFeedback};
+use super::quickack::QuickAck;
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
 use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, XcpHeader, MAX_SACK};
@@ -41,6 +42,8 @@ pub struct Receiver {
     pub bytes_arrived: u64,
     pub packets_arrived: u64,
     pub ecn: EcnEcho,
+    /// Linux's quick-ACK mode and delaying by bytes (`quickack.rs`), when on.
+    quickack: Option<Box<QuickAck>>,
 }
 
 /// Out-of-order data and the SACK blocks that report it, and the XCP echo.
@@ -66,6 +69,8 @@ pub struct ReceiverConfig {
     pub dscp: u8,
     pub size: Option<u64>,
     pub ecn: EcnEcho,
+    /// Linux's receiver ACK policy (`quickack.rs`) instead of RFC 1122's.
+    pub quickack: bool,
 }
 
 impl Receiver {
@@ -90,6 +95,7 @@ impl Receiver {
             bytes_arrived: 0,
             packets_arrived: 0,
             ecn: c.ecn,
+            quickack: c.quickack.then(Box::default),
         }
     }
 
@@ -114,6 +120,9 @@ impl Receiver {
             self.ts_recent = pkt.ts_val();
             let ecn = self.ecn.on_syn(pkt.flags);
             self.send_ack(io, flags::SYN | flags::ACK | ecn);
+            if let Some(q) = self.quickack.as_deref_mut() {
+                q.on_synack(io.now);
+            }
             return;
         }
         let echo_starts = self.ecn.on_data(pkt);
@@ -152,12 +161,17 @@ impl Receiver {
                 self.completed_at = OptTime::some(io.now);
             }
         }
-        if !self.delayed_ack || immediate || echo_starts {
+        let quick = match self.quickack.as_deref_mut() {
+            Some(q) => Some(q.on_data(io.now, pkt.payload as u32, echo_starts)),
+            None => None,
+        };
+        if !self.delayed_ack || immediate || echo_starts || quick == Some(true) {
             self.send_ack(io, flags::ACK);
             return;
         }
         self.unacked += 1;
-        if self.unacked >= 2 {
+        // RFC 1122: every second segment; under Linux's policy `quick` has decided.
+        if quick.is_none() && self.unacked >= 2 {
             self.send_ack(io, flags::ACK);
         } else if self.delack_timer.deadline().is_none() {
             self.delack_timer
@@ -270,6 +284,9 @@ impl Receiver {
         }
         self.unacked = 0;
         self.delack_timer.set_deadline(None);
+        if let Some(q) = self.quickack.as_deref_mut() {
+            q.on_ack_sent();
+        }
         if let Some(r) = self.rare.as_deref_mut() {
             if r.xcp.is_some() {
                 Self::attach_xcp(r, io);
@@ -327,6 +344,7 @@ mod tests {
             dscp: 0,
             size: None,
             ecn: EcnEcho::default(),
+            quickack: false,
         };
         Receiver::new(0, 1, 0, c)
     }

@@ -104,7 +104,7 @@ pub struct SenderStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmits: u64,
-    /// 32 bits, so that the pair fills one word (`a_connection_takes_800_bytes`): each is at
+    /// 32 bits, so that the pair fills one word (`a_connection_takes_808_bytes`): each is at
     /// most one per round trip, and counts saturate.
     pub timeouts: u32,
     pub fast_retransmits: u32,
@@ -774,13 +774,14 @@ mod tests {
     /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
     /// per flow with its hosts and access links); this pins it, so that growth is a decision.
     #[test]
-    fn a_connection_takes_800_bytes() {
+    fn a_connection_takes_808_bytes() {
         use std::mem::size_of;
         assert_eq!(size_of::<SenderParams>(), 20);
         // 0.8: +80 for pacing, delivery-rate sampling and PRR (three pointers, the pacing
         // timer and five words of Linux's connection state).
         assert_eq!(size_of::<Sender>(), 680);
-        assert_eq!(size_of::<super::super::Receiver>(), 120);
-        assert_eq!(size_of::<crate::sim::FlowSlot>(), 800);
+        // 0.9: +8 for Linux's quick-ACK state (a pointer; `tcp/quickack.rs`).
+        assert_eq!(size_of::<super::super::Receiver>(), 128);
+        assert_eq!(size_of::<crate::sim::FlowSlot>(), 808);
     }
 }
