@@ -474,9 +474,10 @@ pub struct TcpSpec {
     /// Whether the receiver supports ACNS. Default true.
     #[serde(default)]
     pub receiver_acns: Option<bool>,
-    /// Proportional Rate Reduction (RFC 6937, as Linux): in SACK recovery the window follows
-    /// what is delivered, sending ssthresh/cwnd of it while the flight is above ssthresh and
-    /// growing back no faster than slow start below. Off, cwnd = ssthresh at once (RFC 6675).
+    /// Proportional Rate Reduction (RFC 6937, as Linux): in SACK recovery, and in the CWR
+    /// state after an ECN echo, the window follows what is delivered, sending ssthresh/cwnd of
+    /// it while the flight is above ssthresh and growing back no faster than slow start below.
+    /// Off, cwnd = ssthresh at once (RFC 6675, RFC 3168).
     /// Default off in every profile (Linux has it on; the `linux` profile will follow with
     /// RACK-TLP).
     #[serde(default)]

@@ -26,8 +26,9 @@
 //! `tcp.ecn` says. Whatever the mode, the sender counts the segments reported CE-marked
 //! ([`AckSample::ce`](super::cc::AckSample)) and reduces as above at most once per window.
 //!
-//! Deviations: Linux reduces over a round trip with PRR and freezes growth during CWR; here the
-//! cut is immediate and ACKs without ECE still grow the window (ns-2). The one-segment case of
+//! With `tcp.prr` (and SACK) the reduction is Linux's: spread over the round trip by PRR, with
+//! no growth during CWR and cwnd = ssthresh at its end (`prr.rs`). Without it the cut is
+//! immediate and ACKs without ECE still grow the window during CWR (ns-2). The one-segment case of
 //! §6.1.2 (reset the timer instead of halving a window of 1) cannot arise: reactions happen only
 //! in the Open state, where cwnd is at least 2.
 
@@ -163,10 +164,18 @@ impl Sender {
     /// packet reached it (Linux: "CWR is to be held something *above* high_seq is ACKed";
     /// ns-2: `seqno > recover_`). An ACK for exactly the reduced window may still carry an
     /// echo of the marks that caused the reduction.
-    pub(super) fn ecn_new_ack(&mut self) {
-        if self.st.ca_state == CaState::Cwr && self.una > self.ecn.cwr_high {
-            self.set_ca_state(CaState::Open);
+    /// Returns whether the ACK was PRR's to act on (CWR under PRR: no growth).
+    pub(super) fn ecn_new_ack(&mut self) -> bool {
+        if self.st.ca_state == CaState::Cwr {
+            if self.una > self.ecn.cwr_high {
+                self.set_ca_state(CaState::Open);
+                self.prr_end_cwr();
+            } else if self.prr.is_some() {
+                self.prr_ack(true);
+                return true;
+            }
         }
+        false
     }
 
     /// The congestion signal of an ACK on a connection using ECN (not ACNS): whether it reports
@@ -196,8 +205,9 @@ impl Sender {
         }
     }
 
-    /// An ACK carrying ECE on a connection using ECN.
-    pub(super) fn on_ece(&mut self) {
+    /// An ACK carrying ECE on a connection using ECN; `before` is `una + SACKed segments`
+    /// before it (for PRR, which counts what it delivered), `una_advanced` whether it did.
+    pub(super) fn on_ece(&mut self, before: u64, una_advanced: bool) {
         // Counted here, after the ACK's other hooks (`AckSample::ece` tells them), so that
         // ACKs without ECE pay nothing for it.
         self.st.ecn_echoes += 1;
@@ -209,8 +219,11 @@ impl Sender {
         self.cc.cwnd_event(&mut self.st, CaEvent::EcnEcho);
         // RFC 3168 §6.1.2: respond as to a single loss — the same threshold a loss would set.
         self.st.ssthresh = self.loss_ssthresh();
-        // An algorithm that sets its own window (BBR) answers in `cong_control` instead.
-        if !self.cc.controls_window() {
+        if self.prr.is_some() {
+            // Linux: the reduction spread over the round trip by PRR (`prr.rs`).
+            self.prr_enter_cwr(before, una_advanced);
+        } else if !self.cc.controls_window() {
+            // An algorithm that sets its own window (BBR) answers in `cong_control` instead.
             self.st.cwnd = self.st.ssthresh;
         }
         self.set_ca_state(CaState::Cwr);

@@ -18,7 +18,13 @@
 //! cwnd = pipe + sndcnt
 //! ```
 //!
-//! and recovery ends with cwnd = ssthresh. As Linux: `prior_cwnd` (the window when recovery
+//! and recovery ends with cwnd = ssthresh. Linux reduces the same way in its CWR state, after an
+//! ECN echo (`tcp_enter_cwr`): the echo's ACK starts the reduction (it counts what that ACK
+//! delivered), growth stops, the segments sent since are new data (`prr_out` is how far
+//! SND.NXT has moved), and CWR ends with cwnd = ssthresh (`tcp_end_cwnd_reduction`); a loss
+//! found during CWR continues the same reduction into recovery rather than starting another
+//! (`tcp_enter_recovery` skips `tcp_init_cwnd_reduction` when already reducing). As Linux:
+//! `prior_cwnd` (the window when recovery
 //! began) stands for the RFC's RecoverFS, the slow-start bound adds its segment only on an ACK
 //! that advances SND.UNA, and windows are whole segments. In ccsim's sender: `pipe` is RFC
 //! 6675's (Linux's `tcp_packets_in_flight`), the segments an ACK delivers are those it newly
@@ -35,6 +41,8 @@ pub(super) struct Prr {
     out: u64,
     /// `una + SACKed segments` after the last ACK: what the next ACK delivers is its growth.
     mark: u64,
+    /// During a CWR reduction: SND.NXT when it began (what was sent since is `prr_out`).
+    cwr_base: Option<u64>,
 }
 
 /// RFC 6937's `sndcnt` in Linux's integer form: what may be sent on this ACK.
@@ -72,16 +80,50 @@ impl Sender {
     /// newly covers).
     pub(super) fn prr_enter(&mut self) {
         let mark = self.una + self.board.n_sacked as u64;
+        let high = self.high;
         let Some(p) = self.prr.as_deref_mut() else {
             return;
         };
+        if let Some(base) = p.cwr_base.take() {
+            // Already reducing for an ECN echo: the reduction goes on (this duplicate ACK's
+            // delivery was counted in CWR), and from here sends are counted one by one.
+            p.out = high - base;
+            return;
+        }
         *p = Prr {
             prior_cwnd: self.st.cwnd as u64,
             delivered: 0,
             out: 0,
             mark: mark.saturating_sub(1),
+            cwr_base: None,
         };
         self.prr_ack(false);
+    }
+
+    /// An ECN echo starts a CWR reduction (Linux `tcp_enter_cwr`, after ssthresh is set):
+    /// `before` is `una + SACKed segments` before the echo's ACK, whose delivery counts.
+    pub(super) fn prr_enter_cwr(&mut self, before: u64, una_advanced: bool) {
+        let cwnd = self.st.cwnd as u64;
+        let high = self.high;
+        let Some(p) = self.prr.as_deref_mut() else {
+            return;
+        };
+        *p = Prr {
+            prior_cwnd: cwnd,
+            delivered: 0,
+            out: 0,
+            mark: before,
+            cwr_base: Some(high),
+        };
+        self.prr_ack(una_advanced);
+    }
+
+    /// CWR ends: cwnd = ssthresh (Linux `tcp_end_cwnd_reduction`).
+    pub(super) fn prr_end_cwr(&mut self) {
+        if let Some(p) = self.prr.as_deref_mut() {
+            p.cwr_base = None;
+            self.st.cwnd = self.st.ssthresh;
+        }
     }
 
     /// An ACK in SACK recovery: the window for what it may release.
@@ -92,6 +134,9 @@ impl Sender {
         let Some(p) = self.prr.as_deref_mut() else {
             return;
         };
+        if let Some(base) = p.cwr_base {
+            p.out = self.high - base;
+        }
         let delivered = now.saturating_sub(p.mark);
         p.mark = now;
         if delivered == 0 {
@@ -210,5 +255,47 @@ mod tests {
             rfc6675,
             [1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
         );
+    }
+
+    /// An ECN sender with 20 segments out: the first ACK carries ECE, the rest not. Returns
+    /// how many segments it sent after each ACK (ACK k acknowledges segments below k), and
+    /// the window after the last.
+    fn cwr_sends(prr: bool, acks: u64) -> (Vec<usize>, f64) {
+        use crate::config::Profile;
+        use crate::tcp::test_rig::Rig;
+        use crate::time::SimTime;
+
+        let mut p = Profile::Linux.tcp_defaults();
+        (p.handshake, p.ecn, p.initial_window) = (false, true, 20);
+        p.prr = prr;
+        let mut r = Rig::start(&p);
+        let sent = (1..=acks)
+            .map(|k| r.ack(10 + k, k, k == 1, SimTime::ZERO, None).len())
+            .collect();
+        (sent, r.s.st.cwnd)
+    }
+
+    #[test]
+    fn an_ecn_echo_is_answered_by_prr_over_the_round_trip() {
+        // Linux's CWR state under PRR: ssthresh 10 (Reno), prior_cwnd 20, one segment
+        // delivered per ACK. The echo's own ACK delivers one: ⌈10 · 1/20⌉ = 1 segment goes out
+        // (pipe 19 + 1); then one every other ACK, ⌈10 · d/20⌉ − prr_out, with no growth,
+        // while the flight 20 − d + ⌈d/2⌉ is above ssthresh (to the 18th ACK). At the 19th it
+        // is 10: the slow-start bound's ssthresh − pipe = 0; at the 20th, 9: one more.
+        let (sent, _) = cwr_sends(true, 20);
+        let mut want: Vec<usize> = (1..=18).map(|k| k % 2).collect();
+        want.extend([0, 1]);
+        assert_eq!(sent, want);
+        // The 21st ACK covers segment 20, the first sent after the cut: CWR ends with
+        // cwnd = ssthresh (`tcp_end_cwnd_reduction`), and Reno's growth on the same ACK, as
+        // Linux's `tcp_cong_control` after the state change: 10 + 1/10; the flight of 9 leaves
+        // room for one.
+        let (sent, cwnd) = cwr_sends(true, 21);
+        assert_eq!(sent[20], 1);
+        assert!((cwnd - 10.1).abs() < 1e-12);
+        // RFC 3168 at once: cwnd 10, silence until the flight falls below it.
+        let (sent, _) = cwr_sends(false, 12);
+        assert_eq!(&sent[..9], &[0; 9]);
+        assert!(sent[10] > 0);
     }
 }

@@ -27,6 +27,9 @@ impl Sender {
                 }
             }
             _ => {
+                if self.st.ca_state == CaState::Cwr && self.prr.is_some() {
+                    self.prr_ack(false); // a CWR reduction under PRR (`prr.rs`)
+                }
                 let sack_says_lost = self.p.recovery == Recovery::Sack && self.is_lost(self.una);
                 if (self.dupacks == self.p.dupthresh || sack_says_lost)
                     && self.may_fast_retransmit()

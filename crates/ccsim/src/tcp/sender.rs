@@ -507,6 +507,8 @@ impl Sender {
         if self.rate.is_some() {
             self.rate_ack_begins();
         }
+        // What was delivered before this ACK, for a PRR reduction an ECN echo may start.
+        let (una0, sacked0) = (self.una, self.board.n_sacked);
         if self.p.recovery == Recovery::Sack {
             let mut blocks = [(0, 0); MAX_SACK];
             let wire = pkt.sack_blocks();
@@ -531,7 +533,7 @@ impl Sender {
             self.on_dupack(io);
         }
         if ece {
-            self.on_ece();
+            self.on_ece(una0 + sacked0 as u64, self.una > una0);
         }
         if self.rate.is_some() | self.pacer.is_some() {
             self.ack_extras(io);
@@ -652,9 +654,9 @@ impl Sender {
             {
                 self.set_ca_state(CaState::Open);
             }
-            self.ecn_new_ack();
+            let reducing = self.ecn_new_ack();
             // RFC 3168 §6.1.2: no window growth on an ACK that carries ECN-Echo.
-            if !feedback_done && !ece && self.cwnd_limited() {
+            if !reducing && !feedback_done && !ece && self.cwnd_limited() {
                 self.cc.cong_avoid(&mut self.st, &sample);
             }
         }
