@@ -171,7 +171,11 @@ fn negotiation_falls_back_to_ecn() {
 /// router's CE is I7, which the ACNS ends read as fallback, not as an ECN echo.
 #[test]
 fn an_ecn_routers_marks_read_as_fallback() {
-    let red = r#"{"kind":"red","min_th":5,"max_th":15,"q_weight":0.002,"ecn":true,"limit":200}"#;
+    // Floyd's RED in packet mode, gentle, with forced drops: marks sparse enough that no ACK
+    // reports two (Linux's RED, the linux profile's, marks runs above max_th, which delayed
+    // ACKs fold into one command).
+    let red = r#"{"kind":"red","min_th":5,"max_th":15,"q_weight":0.002,"ecn":true,"limit":200,
+        "mode":"packets","gentle":true,"wait":true,"harddrop":true}"#;
     let flows = r#"{"kind":"tcp","name":"f","src":"s0","dst":"d0","tcp":{"acns":true}}"#;
     let r = run_deterministic(&dumbbell("linux", 1, "10Mbps", 20.0, red, 10.0, flows, ""));
     assert_eq!(r.flows.u64s("acns"), [1]);

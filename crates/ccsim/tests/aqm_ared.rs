@@ -46,10 +46,13 @@ fn adaptive_red_holds_the_average_in_its_band_as_the_load_grows() {
     // The same thresholds and EWMA weight (the paper's 1 − exp(−1/C)) for plain RED, whose
     // max_p stays at 0.1.
     let w = 1.0 - (-1.0f64 / (1e7 / 12_000.0)).exp();
+    // The paper's RED (packet mode, gentle, as ns-2 runs it), not the linux profile's
+    // `sch_red` defaults.
+    let paper = r#""mode":"packets","gentle":true,"wait":true,"harddrop":true"#;
     let red = five_then_fifty(&format!(
-        r#"{{"kind":"red","min_th":5,"max_th":15,"q_weight":{w}}}"#
+        r#"{{"kind":"red","min_th":5,"max_th":15,"q_weight":{w},{paper}}}"#
     ));
-    let ared = five_then_fifty(r#"{"kind":"red","adaptive":true}"#);
+    let ared = five_then_fifty(&format!(r#"{{"kind":"red","adaptive":true,{paper}}}"#));
     // Windows that leave Adaptive RED time to adapt: max_p moves at most once per 0.5 s, by
     // ×0.9 or +0.01, so from 0.1 it needs about 20 steps (10 s) either way.
     let few = |r: &Results| mean_between(r, SeriesName::AvgQueue, 0, 20.0, 40.0);

@@ -55,7 +55,10 @@ fn aggressive(ecn: bool) -> Results {
         2,
         "10Mbps",
         20.0,
-        r#"{"kind":"red","min_th":2,"max_th":6,"q_weight":0.05,"max_p":0.5,"ecn":true,"limit":200}"#,
+        // ns-2's RED (packet mode, gentle, forced drops above 2·max_th) rather than the linux
+        // profile's `sch_red`, which marks every ECN-capable packet above max_th.
+        r#"{"kind":"red","min_th":2,"max_th":6,"q_weight":0.05,"max_p":0.5,"ecn":true,"limit":200,
+            "mode":"packets","gentle":true,"wait":true,"harddrop":true}"#,
         20.0,
         &bulk_flows(2, &format!(r#""ecn":{ecn}"#)),
         "",

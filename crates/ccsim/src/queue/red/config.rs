@@ -35,15 +35,16 @@ pub struct RedSpec {
     #[serde(default)]
     pub max_p: Option<f64>,
     /// Probability rises from max_p to 1 between max_th and 2·max_th instead of jumping to 1.
-    /// Default true.
+    /// Default: true (ns2, rfc), false (linux: `sch_red` has no gentle region).
     #[serde(default)]
     pub gentle: Option<bool>,
     /// Spread early drops over [1/p_b, 2/p_b] arrivals (ns-2 `wait_`) rather than the paper's
-    /// p_b/(1 − count·p_b). Default true.
+    /// p_b/(1 − count·p_b). Default: true (ns2, rfc), false (linux, whose `red_action` spreads
+    /// them the paper's way).
     #[serde(default)]
     pub wait: Option<bool>,
-    /// "packets", or "bytes" (ns-2 `queue_in_bytes_` and `bytes_`). Default: bytes (ns2),
-    /// packets (linux, rfc).
+    /// "packets", or "bytes" (ns-2 `queue_in_bytes_` and `bytes_`). Default: bytes (ns2,
+    /// linux: `sch_red` averages the byte backlog), packets (rfc).
     #[serde(default)]
     pub mode: Option<RedMode>,
     /// Mean packet size: converts packets to bytes in byte mode and sets the idle correction's
@@ -60,7 +61,9 @@ pub struct RedSpec {
     /// true (ns2), false (linux, rfc: every early decision may mark, RFC 3168 §5).
     #[serde(default)]
     pub use_mark_p: Option<bool>,
-    /// Forced decisions drop even ECN-capable packets (ns-3 `UseHardDrop`). Default true.
+    /// Forced decisions drop even ECN-capable packets (ns-3 `UseHardDrop`, Linux's `harddrop`
+    /// flag). Default: true (ns2, rfc), false (linux: with `ecn` an ECN-capable packet above
+    /// max_th is marked).
     #[serde(default)]
     pub harddrop: Option<bool>,
     /// ns-2's automatic configuration from the link (`initialize_params`): min_th, max_th and
@@ -108,6 +111,9 @@ pub struct RedDefaults {
     pub limit: u32,
     /// Byte mode (ns-2 `queue_in_bytes_` and `bytes_`).
     pub bytes: bool,
+    pub gentle: bool,
+    pub wait: bool,
+    pub harddrop: bool,
     /// ns-2's automatic min_th and q_weight.
     pub auto: bool,
     pub mean_pktsize: u32,
@@ -115,29 +121,45 @@ pub struct RedDefaults {
 }
 
 impl RedDefaults {
-    /// | RED          | linux           | ns2 (ns-2.35 `ns-default.tcl`)   | rfc             |
-    /// |--------------|-----------------|----------------------------------|-----------------|
-    /// | limit        | 1000 packets    | 50 (`limit_`)                    | 100 packets     |
-    /// | mode         | packets         | bytes (since 2004)               | packets         |
-    /// | auto         | off: 5/15/0.002 | on (`thresh_ 0`, `q_weight_ −1`) | off: 5/15/0.002 |
-    /// | mean_pktsize | 1500 B          | 500 B                            | 1500 B          |
-    /// | use_mark_p   | off             | on (since 2005)                  | off             |
+    /// | RED          | linux (`sch_red`) | ns2 (ns-2.35 `ns-default.tcl`)   | rfc             |
+    /// |--------------|-------------------|----------------------------------|-----------------|
+    /// | limit        | 1000 packets      | 50 (`limit_`)                    | 100 packets     |
+    /// | mode         | bytes             | bytes (since 2004)               | packets         |
+    /// | auto         | off: 5/15/0.002   | on (`thresh_ 0`, `q_weight_ −1`) | off: 5/15/0.002 |
+    /// | mean_pktsize | 1500 B            | 500 B                            | 1500 B          |
+    /// | use_mark_p   | off               | on (since 2005)                  | off             |
+    /// | gentle       | off               | on                               | on              |
+    /// | wait         | off               | on                               | on              |
+    /// | harddrop     | off               | on                               | on              |
     ///
     /// linux and rfc take Floyd's recommended explicit values (min_th 5, max_th 3·min_th,
-    /// w_q 0.002, max_p 0.1, gentle) in packet mode, with the profile's full-sized packet, and
-    /// let every early decision mark (RFC 3168 §5); `tc red` itself has no defaults.
+    /// w_q 0.002, max_p 0.1) with the profile's full-sized packet and let every early decision
+    /// mark (RFC 3168 §5); `tc red` itself has no defaults for those. linux is otherwise the
+    /// kernel's queue (`net/sched/sch_red.c`, `include/net/red.h`): the average of the byte
+    /// backlog against thresholds in bytes, no gentle region (RED_HARD_MARK at max_th), the
+    /// paper's spreading of early drops (`red_action`'s `qcount` against a uniform `qR`, not
+    /// ns-2's `wait_`), and, with `ecn`, ECN-capable packets marked rather than dropped above
+    /// max_th unless `harddrop`. One difference remains: byte mode scales an early decision's
+    /// probability by the packet's size (ns-2's `bytes_`), which Linux does not; for
+    /// full-sized packets the two agree.
     pub fn of(profile: Profile) -> RedDefaults {
         match profile {
             Profile::Ns2 => RedDefaults {
                 limit: 50,
                 bytes: true,
+                gentle: true,
+                wait: true,
+                harddrop: true,
                 auto: true,
                 mean_pktsize: 500,
                 use_mark_p: true,
             },
             Profile::Linux | Profile::Rfc => RedDefaults {
                 limit: profile.queue_limit(),
-                bytes: false,
+                bytes: profile == Profile::Linux,
+                gentle: profile != Profile::Linux,
+                wait: profile != Profile::Linux,
+                harddrop: profile != Profile::Linux,
                 auto: false,
                 mean_pktsize: 1500,
                 use_mark_p: false,
@@ -199,14 +221,14 @@ impl QueueConfig for RedSpec {
             max_th,
             q_weight,
             max_p,
-            gentle: s.gentle.unwrap_or(true),
-            wait: s.wait.unwrap_or(true),
+            gentle: s.gentle.unwrap_or(d.gentle),
+            wait: s.wait.unwrap_or(d.wait),
             bytes,
             mean_pktsize,
             ecn: s.ecn.unwrap_or(false),
             mark_p,
             use_mark_p: s.use_mark_p.unwrap_or(d.use_mark_p),
-            harddrop: s.harddrop.unwrap_or(true),
+            harddrop: s.harddrop.unwrap_or(d.harddrop),
             rate: ctx.rate,
             adaptive,
         }))
