@@ -96,6 +96,12 @@ series! {
     /// The congestion control's estimate of the fraction of its packets marked CE per TCP
     /// flow, 0 to 1 (DCTCP's and Prague's α; recorded only for algorithms that keep one).
     EcnAlpha = "ecn_alpha", Sender;
+    /// The congestion control's short-term lower bound on its flight per TCP flow, segments,
+    /// infinite while unset (BBRv3's `inflight_lo`; recorded only for algorithms that keep one).
+    InflightLo = "inflight_lo", Sender;
+    /// The congestion control's long-term upper bound on its flight per TCP flow, segments,
+    /// infinite while unset (BBRv3's `inflight_hi`; recorded only for algorithms that keep one).
+    InflightHi = "inflight_hi", Sender;
 }
 
 #[cfg(test)]

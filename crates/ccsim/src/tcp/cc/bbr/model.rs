@@ -178,9 +178,4 @@ impl AckAggregation {
         let aggr = (gain * self.extra_acked[0].max(self.extra_acked[1])).floor();
         aggr.min(max)
     }
-
-    /// The larger slot, segments (Linux `bbr_extra_acked`).
-    pub(crate) fn extra_acked(&self) -> f64 {
-        self.extra_acked[0].max(self.extra_acked[1])
-    }
 }
