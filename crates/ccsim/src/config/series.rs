@@ -87,8 +87,8 @@ series! {
     /// only for flows that pace).
     PacingRate = "pacing_rate", Sender;
     /// The congestion control's state machine per TCP flow, as a number its documentation
-    /// lists (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT; recorded only for algorithms
-    /// that have one).
+    /// lists (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT, and BBRv3's ProbeBW phases 2
+    /// DOWN, 4 CRUISE, 5 REFILL, 6 UP; recorded only for algorithms that have one).
     CcMode = "cc_mode", Sender;
     /// The congestion control's minimum-RTT estimate per TCP flow, seconds (BBR's windowed
     /// min_rtt; recorded only for algorithms that keep one).

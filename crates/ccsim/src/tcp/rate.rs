@@ -17,9 +17,9 @@
 
 use std::collections::VecDeque;
 
+use super::cc::CongestionControl;
 use super::sender::Sender;
 use super::Io;
-use super::cc::CongestionControl;
 use crate::config::{Recovery, SeriesName};
 use crate::time::{OptTime, SimTime};
 
