@@ -149,3 +149,13 @@ def test_bad_pacing_settings_name_their_field():
     d = dumbbell([("f", {"cc": {"kind": "bbr", "cwnd_gain": -2}})])
     with pytest.raises(ccsim.ScenarioError, match="cwnd_gain"):
         ccsim.run(d)
+
+
+def test_bad_bbr3_parameters_name_their_field():
+    for field, value in (("beta", 1.5), ("loss_thresh", 0), ("probe_rtt_win_ms", 20_000)):
+        d = dumbbell([("f", {"cc": {"kind": "bbr3", field: value}})])
+        with pytest.raises(ccsim.ScenarioError, match=field):
+            ccsim.run(d)
+    d = dumbbell([("f", {"cc": {"kind": "bbr3", "betta": 0.7}})])
+    with pytest.raises(ccsim.ScenarioError, match="betta"):
+        ccsim.run(d)

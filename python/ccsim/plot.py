@@ -40,6 +40,8 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
     "delivery_rate": ("delivery-rate samples", "delivery rate (Mb/s)", 1e-6),
     "pacing_rate": ("pacing rate", "pacing rate (Mb/s)", 1e-6),
     "cc_mode": ("congestion-control state", "BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT", 1.0),
+    "inflight_lo": ("flight lower bound (BBRv3)", "inflight_lo (segments)", 1.0),
+    "inflight_hi": ("flight upper bound (BBRv3)", "inflight_hi (segments)", 1.0),
     "min_rtt": ("min-RTT estimate", "min RTT (ms)", 1e3),
     "ecn_alpha": ("marked fraction estimate (α)", "α", 1.0),
 }
@@ -47,6 +49,7 @@ SERIES_AXES: dict[str, tuple[str, str, float]] = {
 _STEPPED = {
     "cwnd", "ssthresh", "srtt", "rto", "recovery", "queue", "queue_bytes", "avg_queue", "sojourn",
     "bw_estimate", "acns_command", "cwnd_hold", "pacing_rate", "cc_mode", "min_rtt", "ecn_alpha",
+    "inflight_lo", "inflight_hi",
 }  # fmt: skip
 # A dumbbell has a queue per direction of every access link, mostly idle: by default draw the
 # queues that ever held something, busiest first, at most this many.

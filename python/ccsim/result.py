@@ -20,7 +20,7 @@ import pandas as pd
 FLOW_SERIES = (
     "cwnd", "ssthresh", "srtt", "rto", "rtt", "throughput", "recovery", "bw_estimate",
     "acns_command", "cwnd_hold", "delivery_rate", "pacing_rate", "cc_mode", "min_rtt",
-    "ecn_alpha",
+    "ecn_alpha", "inflight_lo", "inflight_hi",
 )  # fmt: skip
 QUEUE_SERIES = ("queue", "queue_bytes", "avg_queue", "sojourn")
 ALL_SERIES = FLOW_SERIES + QUEUE_SERIES
@@ -191,8 +191,10 @@ class Result:
         bw_estimate in bit/s (Westwood+'s and NDCA's bandwidth estimate), acns_command 1
         (normal) / 2 (freeze) / 3 (fallback), cwnd_hold 1 while NDCA's hold is on (no growth
         above its estimated threshold) else 0, delivery_rate and pacing_rate bits per second,
-        cc_mode the algorithm's state (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT), min_rtt
-        seconds, ecn_alpha the estimated fraction of marked packets (DCTCP's and Prague's α).
+        cc_mode the algorithm's state (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT; BBRv3's
+        ProbeBW by phase: 2 DOWN, 4 CRUISE, 5 REFILL, 6 UP), min_rtt seconds, ecn_alpha the
+        estimated fraction of marked packets (DCTCP's and Prague's α), inflight_lo and
+        inflight_hi BBRv3's bounds on its flight in segments (infinite while unset).
         Raises :class:`SeriesNotRecorded` (a ``KeyError``) if the scenario's ``[trace] series``
         did not include it.
         """

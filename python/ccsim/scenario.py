@@ -527,10 +527,11 @@ class OnOffFlow(_Builder):
 class Trace(_Builder):
     """Which time series to record (``cwnd``, ``ssthresh``, ``srtt``, ``rto``, ``rtt``,
     ``throughput``, ``recovery``, ``bw_estimate``, ``acns_command``, ``cwnd_hold``,
-    ``delivery_rate``, ``pacing_rate``, ``cc_mode``, ``min_rtt``, ``ecn_alpha``, ``queue``,
-    ``queue_bytes``, ``avg_queue``, ``sojourn``) and how often; ``packets``: links whose every
-    packet event is traced (``Result.packets``), ``["*"]`` for all; ``pcap``: links written
-    as pcap files, one per direction (:func:`ccsim.pcap.write_pcaps`)."""
+    ``delivery_rate``, ``pacing_rate``, ``cc_mode``, ``min_rtt``, ``ecn_alpha``,
+    ``inflight_lo``, ``inflight_hi``, ``queue``, ``queue_bytes``, ``avg_queue``,
+    ``sojourn``) and how often; ``packets``: links whose every packet event is traced
+    (``Result.packets``), ``["*"]`` for all; ``pcap``: links written as pcap files, one per
+    direction (:func:`ccsim.pcap.write_pcaps`)."""
 
     series: Sequence[str] = ()
     interval: Quantity | None = None

@@ -87,8 +87,8 @@ series! {
     /// only for flows that pace).
     PacingRate = "pacing_rate", Sender;
     /// The congestion control's state machine per TCP flow, as a number its documentation
-    /// lists (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT; recorded only for algorithms
-    /// that have one).
+    /// lists (BBR: 0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT, and BBRv3's ProbeBW phases 2
+    /// DOWN, 4 CRUISE, 5 REFILL, 6 UP; recorded only for algorithms that have one).
     CcMode = "cc_mode", Sender;
     /// The congestion control's minimum-RTT estimate per TCP flow, seconds (BBR's windowed
     /// min_rtt; recorded only for algorithms that keep one).
@@ -96,6 +96,12 @@ series! {
     /// The congestion control's estimate of the fraction of its packets marked CE per TCP
     /// flow, 0 to 1 (DCTCP's and Prague's α; recorded only for algorithms that keep one).
     EcnAlpha = "ecn_alpha", Sender;
+    /// The congestion control's short-term lower bound on its flight per TCP flow, segments,
+    /// infinite while unset (BBRv3's `inflight_lo`; recorded only for algorithms that keep one).
+    InflightLo = "inflight_lo", Sender;
+    /// The congestion control's long-term upper bound on its flight per TCP flow, segments,
+    /// infinite while unset (BBRv3's `inflight_hi`; recorded only for algorithms that keep one).
+    InflightHi = "inflight_hi", Sender;
 }
 
 #[cfg(test)]

@@ -36,6 +36,10 @@ impl Sender {
         if let Some(a) = self.cc.ecn_alpha() {
             put(SeriesName::EcnAlpha, a);
         }
+        if let Some((lo, hi)) = self.cc.inflight_bounds() {
+            put(SeriesName::InflightLo, lo);
+            put(SeriesName::InflightHi, hi);
+        }
     }
 
     /// Records the on-change series.

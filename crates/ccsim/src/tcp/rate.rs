@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use super::cc::CongestionControl;
 use super::sender::Sender;
 use super::Io;
 use crate::config::{Recovery, SeriesName};
@@ -56,6 +57,12 @@ pub struct RateSample {
     pub is_retrans: bool,
     /// Segments in flight when the sampled segment was sent (Linux `tx_in_flight`).
     pub tx_in_flight: u64,
+    /// Segments marked lost since the sampled segment was sent, this ACK's included (BBRv3's
+    /// `rs->lost`, Linux `tp->lost − tx.lost`).
+    pub lost: u64,
+    /// The flight reached the window in the current round (Linux `tp->is_cwnd_limited`, from
+    /// the largest flight since SND.UNA passed the round's mark).
+    pub is_cwnd_limited: bool,
     /// When the connection's delivered count last grew (Linux `delivered_mstamp`).
     pub delivered_time: SimTime,
     /// Earliest departure time of the next transmission (Linux `tcp_wstamp_ns`): the ACK's
@@ -79,6 +86,8 @@ pub(super) struct TxRecord {
     delivered_time: OptTime,
     first_tx: SimTime,
     in_flight: u32,
+    /// The connection's lost count when sent (BBRv3's `tx.lost`).
+    lost: u64,
     app_limited: bool,
     /// Counted as delivered (SACKed once). Kept when the segment is sent again after a timeout
     /// made the sender forget its SACK marks: the receiver has it, and counting it a second
@@ -104,6 +113,8 @@ pub(super) struct RateSampler {
     have_prior: bool,
     /// Newest send time among the segments this ACK delivered that were never retransmitted.
     rtt_sent: OptTime,
+    /// The sampled segment's `TxRecord::lost`.
+    prior_lost: u64,
     /// The last ACK's sample.
     last: Option<RateSample>,
 }
@@ -128,7 +139,7 @@ impl Sender {
     pub(super) fn rate_sent(&mut self, seg: u64, new: bool, now: SimTime) {
         // Nothing was outstanding before this segment.
         let was_empty = new && seg == self.una;
-        let delivered = self.st.delivered;
+        let (delivered, lost) = (self.st.delivered, self.st.lost);
         let app_limited = self.st.app_limited != 0;
         let in_flight = self.pipe().min(u32::MAX as u64) as u32;
         let idx = (seg - self.una) as usize;
@@ -145,6 +156,7 @@ impl Sender {
             delivered_time: OptTime::some(r.delivered_time),
             first_tx: r.first_tx,
             in_flight,
+            lost,
             app_limited,
             counted: false,
         };
@@ -189,6 +201,7 @@ impl Sender {
             r.rs.is_app_limited = rec.app_limited;
             r.rs.is_retrans = meta.retx();
             r.rs.tx_in_flight = rec.in_flight as u64;
+            r.prior_lost = rec.lost;
             r.last_end = end;
             r.first_tx = sent;
             r.rs.snd_interval = sent.saturating_sub(rec.first_tx);
@@ -243,6 +256,26 @@ impl Sender {
         self.mark_lost_below(self.high);
     }
 
+    /// Segment `seg`, not SACKed, is newly counted lost (Linux `tcp_mark_skb_lost`): the
+    /// algorithm hears of it with the segment's own delivery snapshot (BBRv3's
+    /// `skb_marked_lost`).
+    pub(super) fn rate_seg_lost(&mut self, seg: u64) {
+        self.rate_lost(1);
+        let Some(r) = self.rate.as_ref() else {
+            return;
+        };
+        let Some(rec) = r.records.get((seg - self.una) as usize) else {
+            return;
+        };
+        let rs = RateSample {
+            tx_in_flight: rec.in_flight as u64,
+            lost: self.st.lost - rec.lost,
+            is_app_limited: rec.app_limited,
+            ..RateSample::default()
+        };
+        self.cc.skb_marked_lost(&mut self.st, &rs);
+    }
+
     /// Counts as lost, once each, the un-SACKed segments below `top` not counted before.
     fn mark_lost_below(&mut self, top: u64) {
         let Some(mark) = self.rate.as_ref().map(|r| r.lost_mark) else {
@@ -252,10 +285,11 @@ impl Sender {
         if top <= from {
             return;
         }
-        let n = (from..top)
-            .filter(|&s| !self.segs[(s - self.una) as usize].sacked())
-            .count() as u64;
-        self.rate_lost(n);
+        for s in from..top {
+            if !self.segs[(s - self.una) as usize].sacked() {
+                self.rate_seg_lost(s);
+            }
+        }
         if let Some(r) = self.rate.as_mut() {
             r.lost_mark = top;
         }
@@ -292,7 +326,9 @@ impl Sender {
         self.rate_mark_lost();
         let in_flight = self.pipe();
         let min_rtt = self.st.min_rtt;
-        let (delivered, now) = (self.st.delivered, io.now);
+        let (delivered, lost, now) = (self.st.delivered, self.st.lost, io.now);
+        // Linux `tcp_cwnd_validate`'s flag: the round's largest flight against the window.
+        let is_cwnd_limited = self.max_flight >= self.st.cwnd as u64;
         if self.st.app_limited != 0 && delivered > self.st.app_limited {
             self.st.app_limited = 0; // the bubble is acknowledged and gone
         }
@@ -302,6 +338,7 @@ impl Sender {
         }
         let mut rs = r.rs;
         rs.in_flight = in_flight;
+        rs.is_cwnd_limited = is_cwnd_limited;
         rs.delivered_time = r.delivered_time;
         rs.rtt = r.rtt_sent.get().map(|t| now - t);
         rs.edt = self
@@ -309,6 +346,7 @@ impl Sender {
             .as_deref()
             .map_or(now, |p| p.next_send().max(now));
         if r.have_prior {
+            rs.lost = lost - r.prior_lost;
             rs.delivered = delivered - rs.prior_delivered;
             rs.rcv_interval = now.saturating_sub(rs.prior_time);
             let interval = rs.snd_interval.max(rs.rcv_interval);

@@ -69,7 +69,7 @@ impl Sender {
         // An algorithm that sets its own window (Linux `cong_control`, BBR) keeps it here.
         let own = self.cc.controls_window();
         if self.p.recovery != Recovery::Sack && self.rate.is_some() {
-            self.rate_lost(1);
+            self.rate_seg_lost(una);
         }
         match self.p.recovery {
             Recovery::Tahoe => {
@@ -136,7 +136,7 @@ impl Sender {
                 // deflate by the amount acknowledged and add back one segment.
                 let una = self.una;
                 if self.rate.is_some() {
-                    self.rate_lost(1);
+                    self.rate_seg_lost(una);
                 }
                 self.send_segment(una, io);
                 if !own {

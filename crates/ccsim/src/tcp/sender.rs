@@ -151,7 +151,7 @@ pub struct Sender {
     pub(super) rto_timer: LazyTimer,
     /// Largest flight since SND.UNA passed `max_flight_mark` (Linux `max_packets_out` and
     /// `max_packets_seq`): whether the window was in use this round.
-    max_flight: u64,
+    pub(super) max_flight: u64,
     max_flight_mark: u64,
     pub stats: SenderStats,
     pub ecn: EcnSender,

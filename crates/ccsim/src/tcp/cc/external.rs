@@ -111,6 +111,12 @@ impl CongestionControl for External {
     fn min_rtt_estimate(&self) -> Option<f64> {
         self.0.min_rtt_estimate()
     }
+    fn skb_marked_lost(&mut self, st: &mut TcpState, rs: &RateSample) {
+        self.0.skb_marked_lost(st, rs)
+    }
+    fn inflight_bounds(&self) -> Option<(f64, f64)> {
+        self.0.inflight_bounds()
+    }
     fn pacing_ratios(&self) -> Option<(f64, f64)> {
         self.0.pacing_ratios()
     }

@@ -69,6 +69,9 @@ registry::algorithms! {
     /// BBR v1, Linux `tcp_bbr.c`: a model of the path's bottleneck bandwidth and minimum RTT
     /// sets the pacing rate and the window (Cardwell et al. 2016; `bbr.rs`).
     bbr => Bbr(BbrConfig),
+    /// BBRv3, draft-ietf-ccwg-bbr as Linux's v3 `tcp_bbr.c`: v1's model with ProbeBW's
+    /// DOWN/CRUISE/REFILL/UP and bounds that loss sets (`bbr3/`).
+    bbr3 => Bbr3(Bbr3Config),
     /// XCP's sender: the window follows the routers' explicit feedback (Katabi et al. 2002;
     /// `xcp.rs`). Needs `kind = "xcp"` queues on the path.
     xcp => Xcp(XcpConfig),
@@ -278,6 +281,11 @@ pub trait CongestionControl {
     /// it still sets the loss window after a timeout, as Linux's `tcp_enter_loss` does.
     fn cong_control(&mut self, _st: &mut TcpState, _rs: &RateSample) {}
 
+    /// A segment was newly marked lost, on a connection that samples the delivery rate (Linux
+    /// `skb_marked_lost`, BBRv3): `rs` holds only the segment's snapshot — `tx_in_flight`,
+    /// `lost` (segments marked lost since it was sent, itself included) and `is_app_limited`.
+    fn skb_marked_lost(&mut self, _st: &mut TcpState, _rs: &RateSample) {}
+
     /// Whether the algorithm sets its window in `cong_control` (the sender then keeps
     /// delivery-rate samples for it).
     fn controls_window(&self) -> bool {
@@ -303,6 +311,13 @@ pub trait CongestionControl {
 
     /// The algorithm's minimum-RTT estimate in seconds (the `min_rtt` series), if it keeps one.
     fn min_rtt_estimate(&self) -> Option<f64> {
+        None
+    }
+
+    /// The lower and upper bounds of the flight the algorithm's model allows, segments, infinite
+    /// while unset (BBRv3's `inflight_lo` and `inflight_hi`: the `inflight_lo` and
+    /// `inflight_hi` series), for an algorithm that keeps them.
+    fn inflight_bounds(&self) -> Option<(f64, f64)> {
         None
     }
 

@@ -101,6 +101,9 @@ macro_rules! algorithms {
             fn cong_control(&mut self, st: &mut TcpState, rs: &RateSample) {
                 match self { $( Cc::$Algo(c) => c.cong_control(st, rs), )* }
             }
+            fn skb_marked_lost(&mut self, st: &mut TcpState, rs: &RateSample) {
+                match self { $( Cc::$Algo(c) => c.skb_marked_lost(st, rs), )* }
+            }
             #[inline]
             fn controls_window(&self) -> bool {
                 match self { $( Cc::$Algo(c) => c.controls_window(), )* }
@@ -116,6 +119,9 @@ macro_rules! algorithms {
             }
             fn min_rtt_estimate(&self) -> Option<f64> {
                 match self { $( Cc::$Algo(c) => c.min_rtt_estimate(), )* }
+            }
+            fn inflight_bounds(&self) -> Option<(f64, f64)> {
+                match self { $( Cc::$Algo(c) => c.inflight_bounds(), )* }
             }
             fn pacing_ratios(&self) -> Option<(f64, f64)> {
                 match self { $( Cc::$Algo(c) => c.pacing_ratios(), )* }

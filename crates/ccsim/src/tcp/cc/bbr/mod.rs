@@ -30,9 +30,12 @@
 //! an expired min RTT. The window is not undone after a spurious recovery (ccsim has no undo).
 
 mod config;
+pub(crate) mod model;
 
 pub use config::BbrConfig;
 use config::Params;
+pub use model::Mode;
+use model::{rank, AckAggregation, Pacing};
 use super::{
     CaEvent, CaState, CongestionControl, RateSample, TcpState,
 };
@@ -53,33 +56,12 @@ const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
 const LT_BW_RATIO: f64 = 1.0 / 8.0;
 const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
 const LT_BW_MAX_RTTS: u32 = 48;
-/// ACK aggregation: window of 5 rounds, at most 100 ms of bandwidth, epoch reset after 2^20
-/// segments (Linux `bbr_extra_acked_*`, `bbr_ack_epoch_acked_reset_thresh`).
+/// ACK aggregation: window of 5 rounds (Linux `bbr_extra_acked_win_rtts`; the rest in
+/// `model.rs`).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX: f64 = 0.1;
-const ACK_EPOCH_RESET: u64 = 1 << 20;
 /// Below this pacing rate (bytes/s) a TSO burst is one segment, else at least two (Linux
 /// `bbr_min_tso_rate`, 1.2 Mbit/s).
 const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
-
-/// BBR's state machine (the `cc_mode` series gives these numbers).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
-}
-
-/// Linux's order of loss states: Open < (Disorder) < CWR < Recovery < Loss.
-fn rank(s: CaState) -> u8 {
-    match s {
-        CaState::Open => 0,
-        CaState::Cwr => 2,
-        CaState::Recovery => 3,
-        CaState::Loss => 4,
-    }
-}
 
 /// BBR, its state held out of line: a connection carries one pointer for it, as for the other
 /// algorithms' few words.
@@ -124,7 +106,7 @@ pub struct BbrState {
     cycle_stamp: SimTime,
     pub(crate) pacing_gain: f64,
     pub(crate) cwnd_gain: f64,
-    has_seen_rtt: bool,
+    pace: Pacing,
     lt_is_sampling: bool,
     lt_rtt_cnt: u32,
     lt_use_bw: bool,
@@ -132,11 +114,7 @@ pub struct BbrState {
     lt_last_delivered: u64,
     lt_last_lost: u64,
     lt_last_stamp_ms: u64,
-    ack_epoch_stamp: SimTime,
-    ack_epoch_acked: u64,
-    extra_acked: [f64; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    agg: AckAggregation,
     /// The connection's `delivered_time` at the last sample (Linux `tp->delivered_mstamp`).
     delivered_time: SimTime,
 }
@@ -146,6 +124,7 @@ impl BbrState {
         BbrState {
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
+            pace: Pacing::new(p.mss, p.margin),
             p,
             rng,
             mode: Mode::Startup,
@@ -166,7 +145,6 @@ impl BbrState {
             full_bw_cnt: 0,
             cycle_idx: 0,
             cycle_stamp: SimTime::ZERO,
-            has_seen_rtt: false,
             lt_is_sampling: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
@@ -174,11 +152,7 @@ impl BbrState {
             lt_last_delivered: 0,
             lt_last_lost: 0,
             lt_last_stamp_ms: 0,
-            ack_epoch_stamp: SimTime::ZERO,
-            ack_epoch_acked: 0,
-            extra_acked: [0.0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            agg: AckAggregation::default(),
             delivered_time: SimTime::ZERO,
         }
     }
@@ -198,28 +172,12 @@ impl BbrState {
 
     /// Bytes per second for `bw` segments per second and a gain, less the pacing margin.
     pub(crate) fn pacing_rate_for(&self, bw: f64, gain: f64) -> f64 {
-        bw * self.p.mss * gain * self.p.margin
-    }
-
-    fn init_pacing_rate_from_rtt(&mut self, st: &mut TcpState) {
-        let rtt = if st.srtt > SimTime::ZERO {
-            self.has_seen_rtt = true;
-            st.srtt
-        } else {
-            SimTime::from_millis(1) // a nominal RTT before any sample
-        };
-        let bw = st.cwnd.floor() / rtt.as_secs_f64();
-        st.pacing_rate = self.pacing_rate_for(bw, self.p.high_gain);
+        self.pace.rate(bw, gain)
     }
 
     fn set_pacing_rate(&mut self, st: &mut TcpState, bw: f64, gain: f64) {
-        let rate = self.pacing_rate_for(bw, gain);
-        if !self.has_seen_rtt && st.srtt > SimTime::ZERO {
-            self.init_pacing_rate_from_rtt(st);
-        }
-        if self.full_bw_reached || rate > st.pacing_rate {
-            st.pacing_rate = rate;
-        }
+        let (startup, full) = (self.p.high_gain, self.full_bw_reached);
+        self.pace.set(st, bw, gain, startup, full);
     }
 
     /// Linux `bbr_tso_segs_goal`: segments in a TSO burst at the current pacing rate (about
@@ -232,10 +190,7 @@ impl BbrState {
 
     /// Linux `bbr_bdp`: ⌈bw · min_rtt · gain⌉, or the initial window before any RTT sample.
     pub(crate) fn bdp(&self, bw: f64, gain: f64) -> f64 {
-        if self.min_rtt == SimTime::MAX {
-            return INIT_CWND;
-        }
-        (bw * self.min_rtt.as_secs_f64() * gain).ceil()
+        model::bdp(bw, self.min_rtt, gain, INIT_CWND)
     }
 
     /// Linux `bbr_quantization_budget`.
@@ -256,21 +211,17 @@ impl BbrState {
     /// Linux `bbr_packets_in_net_at_edt`: the flight the network will hold when the next
     /// paced segment leaves.
     fn in_net_at_edt(&self, st: &TcpState, rs: &RateSample, inflight_now: u64) -> f64 {
-        let wait = rs.edt.saturating_sub(st.now).as_secs_f64();
-        let delivered = (self.bbr_bw() * wait).floor();
-        let mut at_edt = inflight_now as f64;
-        if self.pacing_gain > 1.0 {
-            at_edt += self.tso_segs_goal(st);
-        }
-        (at_edt - delivered).max(0.0)
+        let burst = if self.pacing_gain > 1.0 {
+            self.tso_segs_goal(st)
+        } else {
+            0.0
+        };
+        model::in_net_at_edt(st.now, rs.edt, self.bbr_bw(), inflight_now, burst)
     }
 
     fn ack_aggregation_cwnd(&self) -> f64 {
         if self.p.extra_acked_gain > 0.0 && self.full_bw_reached {
-            let max = (self.bbr_bw() * EXTRA_ACKED_MAX).floor();
-            let aggr = (self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]))
-                .floor();
-            aggr.min(max)
+            self.agg.allowance(self.p.extra_acked_gain, self.bbr_bw())
         } else {
             0.0
         }
@@ -278,11 +229,8 @@ impl BbrState {
 
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, st: &TcpState) {
-        if rank(self.prev_ca_state) < rank(CaState::Recovery) && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = st.cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(st.cwnd);
-        }
+        let probe_rtt = self.mode == Mode::ProbeRtt;
+        self.prior_cwnd = model::saved_cwnd(self.prior_cwnd, st.cwnd, self.prev_ca_state, probe_rtt);
     }
 
     /// Linux `bbr_set_cwnd_to_recover_or_restore`: the window, and whether packet conservation
@@ -475,29 +423,8 @@ impl BbrState {
         if self.p.extra_acked_gain == 0.0 || rs.acked_sacked == 0 || rs.interval.is_none() {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0.0;
-            }
-        }
-        let epoch = self.delivered_time.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bbr_bw() * epoch.as_secs_f64()).floor();
-        if self.ack_epoch_acked as f64 <= expected
-            || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_RESET
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = self.delivered_time;
-            expected = 0.0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked).min(0xfffff);
-        let extra = (self.ack_epoch_acked as f64 - expected).min(st.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        let (round, bw, t) = (self.round_start, self.bbr_bw(), self.delivered_time);
+        self.agg.update(round, EXTRA_ACKED_WIN_RTTS, bw, t, rs.acked_sacked, st.cwnd);
     }
 
     fn check_full_bw_reached(&mut self, rs: &RateSample) {
@@ -602,8 +529,8 @@ impl CongestionControl for Bbr {
         b.min_rtt = st.min_rtt;
         b.min_rtt_stamp = st.now;
         b.delivered_time = st.now;
-        b.ack_epoch_stamp = st.now;
-        b.init_pacing_rate_from_rtt(st);
+        b.agg.restart(st.now);
+        b.pace.init_from_rtt(st, b.p.high_gain);
         b.reset_lt(st);
     }
 
@@ -624,8 +551,7 @@ impl CongestionControl for Bbr {
         let b = &mut *self.0;
         if ev == CaEvent::TxStart && st.app_limited != 0 {
             b.idle_restart = true;
-            b.ack_epoch_stamp = st.now;
-            b.ack_epoch_acked = 0;
+            b.agg.restart(st.now);
             match b.mode {
                 Mode::ProbeBw => b.set_pacing_rate(st, b.bbr_bw(), 1.0),
                 Mode::ProbeRtt => b.check_probe_rtt_done(st),
