@@ -132,7 +132,10 @@ mod tests {
         let acks = feed(&mut q, 20, 24, 1448);
         assert!(acks[..16].iter().all(|&a| a));
         // Then more than rcv_mss (1448) bytes unacknowledged: every second segment.
-        assert_eq!(&acks[16..], &[false, true, false, true, false, true, false, true]);
+        assert_eq!(
+            &acks[16..],
+            &[false, true, false, true, false, true, false, true]
+        );
         // The handshake sample (20 ms) gives an RTO of 20 + max(40, 200) = 220 ms.
         assert_eq!(q.idle_after, MS(220));
     }
@@ -142,7 +145,7 @@ mod tests {
         let mut q = QuickAck::default();
         q.on_synack(MS(0));
         feed(&mut q, 20, 40, 1448); // out of quick-ACK mode by segment 16
-        // 200 ms after the last segment (59 ms): under the 220 ms RTO.
+                                    // 200 ms after the last segment (59 ms): under the 220 ms RTO.
         assert_eq!(feed(&mut q, 259, 2, 1448), [false, true]);
         // 221 ms later: quick-ACK mode again for 16 ACKs.
         assert!(feed(&mut q, 481, 16, 1448).iter().all(|&a| a));
@@ -166,12 +169,16 @@ mod tests {
     fn small_segments_wait_until_more_than_rcv_mss_bytes() {
         let mut q = QuickAck::default();
         feed(&mut q, 0, 16, 1448); // quick ACKs spent; rcv_mss is now 1448
-        // 500-byte segments: ACK when more than 1448 bytes wait, at the third (1500).
-        assert_eq!(feed(&mut q, 20, 6, 500), [false, false, true, false, false, true]);
+                                   // 500-byte segments: ACK when more than 1448 bytes wait, at the third (1500).
+        assert_eq!(
+            feed(&mut q, 20, 6, 500),
+            [false, false, true, false, false, true]
+        );
         // Before any full segment rcv_mss is 536: two 300-byte segments (600) are enough.
-        let mut q = QuickAck::default();
-        q.quick = 0;
-        q.last_data = OptTime::some(MS(0));
+        let mut q = QuickAck {
+            last_data: OptTime::some(MS(0)),
+            ..QuickAck::default()
+        };
         assert_eq!(feed(&mut q, 1, 2, 300), [false, true]);
     }
 }

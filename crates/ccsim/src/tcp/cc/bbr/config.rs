@@ -60,7 +60,10 @@ impl CcConfig for BbrConfig {
         let ln2 = std::f64::consts::LN_2;
         let margin = self.pacing_margin_percent.unwrap_or(1.0);
         if !(margin.is_finite() && (0.0..100.0).contains(&margin)) {
-            return Err(("pacing_margin_percent", format!("{margin} is outside [0, 100)")));
+            return Err((
+                "pacing_margin_percent",
+                format!("{margin} is outside [0, 100)"),
+            ));
         }
         let extra = self.extra_acked_gain.unwrap_or(1.0);
         if !(extra.is_finite() && extra >= 0.0) {
@@ -82,8 +85,11 @@ impl CcConfig for BbrConfig {
                 self.min_rtt_win_sec.unwrap_or(10.0),
             )?),
             probe_rtt_mode: SimTime::from_secs_f64(
-                at_least("probe_rtt_mode_ms", self.probe_rtt_mode_ms.unwrap_or(200.0), 0.0)?
-                    / 1e3,
+                at_least(
+                    "probe_rtt_mode_ms",
+                    self.probe_rtt_mode_ms.unwrap_or(200.0),
+                    0.0,
+                )? / 1e3,
             ),
             cwnd_min_target: at_least("cwnd_min_target", self.cwnd_min_target.unwrap_or(4.0), 1.0)?,
             margin: 1.0 - margin / 100.0,

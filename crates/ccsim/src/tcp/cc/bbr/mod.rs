@@ -32,16 +32,14 @@
 mod config;
 pub(crate) mod model;
 
+use super::{CaEvent, CaState, CongestionControl, RateSample, TcpState};
+use crate::rng::Rng;
+use crate::time::SimTime;
+use crate::util::win_minmax::MaxFilter;
 pub use config::BbrConfig;
 use config::Params;
 pub use model::Mode;
 use model::{rank, AckAggregation, Pacing};
-use super::{
-    CaEvent, CaState, CongestionControl, RateSample, TcpState,
-};
-use crate::rng::Rng;
-use crate::util::win_minmax::MaxFilter;
-use crate::time::SimTime;
 
 /// Linux `TCP_INIT_CWND`: the window cap before any RTT sample.
 const INIT_CWND: f64 = 10.0;
@@ -183,8 +181,14 @@ impl BbrState {
     /// Linux `bbr_tso_segs_goal`: segments in a TSO burst at the current pacing rate (about
     /// 1 ms of it, `sk_pacing_shift` 10), at least 1 or 2, at most 127.
     fn tso_segs_goal(&self, st: &TcpState) -> f64 {
-        let min = if st.pacing_rate < MIN_TSO_RATE { 1.0 } else { 2.0 };
-        let bytes = (st.pacing_rate / 1024.0).floor().min(65_536.0 - 1.0 - 320.0);
+        let min = if st.pacing_rate < MIN_TSO_RATE {
+            1.0
+        } else {
+            2.0
+        };
+        let bytes = (st.pacing_rate / 1024.0)
+            .floor()
+            .min(65_536.0 - 1.0 - 320.0);
         (bytes / self.p.mss).floor().max(min).min(127.0)
     }
 
@@ -230,7 +234,8 @@ impl BbrState {
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self, st: &TcpState) {
         let probe_rtt = self.mode == Mode::ProbeRtt;
-        self.prior_cwnd = model::saved_cwnd(self.prior_cwnd, st.cwnd, self.prev_ca_state, probe_rtt);
+        self.prior_cwnd =
+            model::saved_cwnd(self.prior_cwnd, st.cwnd, self.prev_ca_state, probe_rtt);
     }
 
     /// Linux `bbr_set_cwnd_to_recover_or_restore`: the window, and whether packet conservation
@@ -424,7 +429,8 @@ impl BbrState {
             return;
         }
         let (round, bw, t) = (self.round_start, self.bbr_bw(), self.delivered_time);
-        self.agg.update(round, EXTRA_ACKED_WIN_RTTS, bw, t, rs.acked_sacked, st.cwnd);
+        self.agg
+            .update(round, EXTRA_ACKED_WIN_RTTS, bw, t, rs.acked_sacked, st.cwnd);
     }
 
     fn check_full_bw_reached(&mut self, rs: &RateSample) {

@@ -51,7 +51,13 @@ pub(crate) fn bdp(bw: f64, min_rtt: SimTime, gain: f64, fallback: f64) -> f64 {
 /// Linux `bbr_packets_in_net_at_edt`: the flight the network will hold when the next paced
 /// segment leaves at `edt` — `inflight_now` plus `burst` (the departing burst, when raising
 /// the flight), less what `bw` delivers meanwhile.
-pub(crate) fn in_net_at_edt(now: SimTime, edt: SimTime, bw: f64, inflight_now: u64, burst: f64) -> f64 {
+pub(crate) fn in_net_at_edt(
+    now: SimTime,
+    edt: SimTime,
+    bw: f64,
+    inflight_now: u64,
+    burst: f64,
+) -> f64 {
     let wait = edt.saturating_sub(now).as_secs_f64();
     let delivered = (bw * wait).floor();
     let at_edt = inflight_now as f64 + burst;

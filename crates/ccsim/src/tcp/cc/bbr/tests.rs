@@ -5,7 +5,9 @@ use crate::config::Profile;
 use crate::tcp::cc::{test_ctx, test_state, CcConfig};
 
 fn bbr() -> Bbr {
-    BbrConfig::default().build(&test_ctx(Profile::Linux)).unwrap()
+    BbrConfig::default()
+        .build(&test_ctx(Profile::Linux))
+        .unwrap()
 }
 
 /// A connection at `now_ms` with its algorithm initialised.
@@ -20,7 +22,15 @@ fn start(now_ms: u64) -> (Bbr, TcpState) {
 
 /// One ACK that ends a round: `k` segments delivered at `rate` segments per second, RTT
 /// `rtt_ms`, `in_flight` left, at `now_ms`.
-fn round(b: &mut Bbr, st: &mut TcpState, now_ms: u64, k: u64, rate: f64, rtt_ms: u64, in_flight: u64) {
+fn round(
+    b: &mut Bbr,
+    st: &mut TcpState,
+    now_ms: u64,
+    k: u64,
+    rate: f64,
+    rtt_ms: u64,
+    in_flight: u64,
+) {
     st.now = SimTime::from_millis(now_ms);
     let prior = st.delivered;
     st.delivered += k;
@@ -109,7 +119,9 @@ fn startup_ends_after_three_rounds_without_a_quarter_more_bandwidth() {
     assert_eq!(b.cwnd_gain, 2.0 / std::f64::consts::LN_2);
     // ssthresh = inflight(2000/s, 1): 80 + 3 bursts of ⌊⌊rate/1024⌋/1000⌋ segments (Startup's
     // rate, 2000 × 1000 B × 2/ln 2 × 0.99 = 5.71 MB/s: 5 segments), rounded up to even: 96.
-    let burst = ((rate_before / 1024.0).floor() / 1000.0).floor().clamp(2.0, 127.0);
+    let burst = ((rate_before / 1024.0).floor() / 1000.0)
+        .floor()
+        .clamp(2.0, 127.0);
     assert_eq!(burst, 5.0);
     assert_eq!(st.ssthresh, 96.0);
     // Drain ends once the flight is down to one BDP.
@@ -143,12 +155,19 @@ fn probe_rtt_after_ten_seconds_without_a_lower_rtt_for_200_ms_and_a_round() {
     assert_eq!(b.min_rtt, SimTime::from_millis(60));
     assert_eq!(st.cwnd, 4.0);
     assert_eq!((b.pacing_gain, b.cwnd_gain), (1.0, 1.0));
-    assert!(st.app_limited > 0, "ProbeRTT's samples are marked application-limited");
+    assert!(
+        st.app_limited > 0,
+        "ProbeRTT's samples are marked application-limited"
+    );
     // The flight falls to 4: 200 ms from now, and a round, before leaving.
     round(&mut b, &mut st, 10_100, 10, 1000.0, 40, 4);
     assert_eq!(b.probe_rtt_done, Some(SimTime::from_millis(10_300)));
     round(&mut b, &mut st, 10_200, 10, 1000.0, 40, 4);
-    assert_eq!(b.mode, Mode::ProbeRtt, "the round is done but 200 ms are not");
+    assert_eq!(
+        b.mode,
+        Mode::ProbeRtt,
+        "the round is done but 200 ms are not"
+    );
     round(&mut b, &mut st, 10_301, 10, 1000.0, 40, 4);
     assert_eq!(b.mode, Mode::ProbeBw);
     // The window saved on entry (70) is restored, then grows by the 10 delivered, under a

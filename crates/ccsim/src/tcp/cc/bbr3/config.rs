@@ -119,7 +119,10 @@ impl CcConfig for Bbr3Config {
         let ln2 = std::f64::consts::LN_2;
         let margin = self.pacing_margin_percent.unwrap_or(1.0);
         if !(margin.is_finite() && (0.0..100.0).contains(&margin)) {
-            return Err(("pacing_margin_percent", format!("{margin} is outside [0, 100)")));
+            return Err((
+                "pacing_margin_percent",
+                format!("{margin} is outside [0, 100)"),
+            ));
         }
         let count = |field: &'static str, v: Option<u32>, def: u32| match v.unwrap_or(def) {
             0 => Err((field, "must be at least 1".to_string())),
@@ -152,7 +155,11 @@ impl CcConfig for Bbr3Config {
                 self.bw_probe_cwnd_gain.unwrap_or(0.25),
                 0.0,
             )?,
-            up_gain: at_least("probe_up_pacing_gain", self.probe_up_pacing_gain.unwrap_or(1.25), 1.0)?,
+            up_gain: at_least(
+                "probe_up_pacing_gain",
+                self.probe_up_pacing_gain.unwrap_or(1.25),
+                1.0,
+            )?,
             down_gain: fraction(
                 "probe_down_pacing_gain",
                 self.probe_down_pacing_gain.unwrap_or(0.91),
@@ -170,8 +177,11 @@ impl CcConfig for Bbr3Config {
             min_rtt_win: SimTime::from_secs_f64(min_rtt_win),
             probe_rtt_win: SimTime::from_secs_f64(probe_rtt_win / 1e3),
             probe_rtt_mode: SimTime::from_secs_f64(
-                at_least("probe_rtt_mode_ms", self.probe_rtt_mode_ms.unwrap_or(200.0), 0.0)?
-                    / 1e3,
+                at_least(
+                    "probe_rtt_mode_ms",
+                    self.probe_rtt_mode_ms.unwrap_or(200.0),
+                    0.0,
+                )? / 1e3,
             ),
             probe_rtt_cwnd_gain: positive(
                 "probe_rtt_cwnd_gain",

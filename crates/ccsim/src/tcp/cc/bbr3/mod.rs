@@ -217,7 +217,9 @@ impl Bbr3State {
     /// Linux v3 `bbr_quantization_budget`: room for three bursts, at least `cwnd_min_target`,
     /// and 2 more in ProbeBW_UP so that even a small BDP is exceeded.
     fn quantization_budget(&self, st: &TcpState, cwnd: f64) -> f64 {
-        let mut cwnd = cwnd.max(3.0 * self.tso_segs_goal(st)).max(self.p.cwnd_min_target);
+        let mut cwnd = cwnd
+            .max(3.0 * self.tso_segs_goal(st))
+            .max(self.p.cwnd_min_target);
         if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
             cwnd += 2.0;
         }
@@ -245,7 +247,8 @@ impl Bbr3State {
 
     fn save_cwnd(&mut self, st: &TcpState) {
         let probe_rtt = self.mode == Mode::ProbeRtt;
-        self.prior_cwnd = model::saved_cwnd(self.prior_cwnd, st.cwnd, self.prev_ca_state, probe_rtt);
+        self.prior_cwnd =
+            model::saved_cwnd(self.prior_cwnd, st.cwnd, self.prev_ca_state, probe_rtt);
     }
 
     /// Linux `bbr_probe_rtt_cwnd`: `probe_rtt_cwnd_gain` of the BDP, at least the minimum.
@@ -663,7 +666,14 @@ impl CongestionControl for Bbr3 {
                 1
             };
             let (round, model_bw, cwnd) = (b.round_start, b.bw(), st.cwnd);
-            b.agg.update(round, win, model_bw, rs.delivered_time, rs.acked_sacked, cwnd);
+            b.agg.update(
+                round,
+                win,
+                model_bw,
+                rs.delivered_time,
+                rs.acked_sacked,
+                cwnd,
+            );
         }
         b.check_loss_too_high_in_startup(st, rs);
         b.check_full_bw_reached(rs, bw);

@@ -149,8 +149,7 @@ impl Bbr3State {
                 self.bw_hi = [self.bw_hi[1], 0.0];
             }
             // UP stopped at `inflight_hi` without a loss: refill and probe again at once.
-            if self.mode == Mode::ProbeBw && self.stopped_risky_probe && !self.prev_probe_too_high
-            {
+            if self.mode == Mode::ProbeBw && self.stopped_risky_probe && !self.prev_probe_too_high {
                 self.start_bw_probe_refill(st, 0);
                 return true;
             }
@@ -192,8 +191,7 @@ impl Bbr3State {
 
     /// Linux `bbr_update_cycle_phase`.
     pub(super) fn update_cycle_phase(&mut self, st: &TcpState, rs: &RateSample, bw: f64) {
-        if !self.full_bw_reached || self.adapt_upper_bounds(st, rs) || self.mode != Mode::ProbeBw
-        {
+        if !self.full_bw_reached || self.adapt_upper_bounds(st, rs) || self.mode != Mode::ProbeBw {
             return;
         }
         let inflight = self.in_net_at_edt(st, rs, rs.prior_in_flight);

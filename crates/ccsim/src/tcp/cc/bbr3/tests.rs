@@ -5,7 +5,9 @@ use crate::config::Profile;
 use crate::tcp::cc::{test_ctx, test_state, CcConfig};
 
 fn bbr3() -> Bbr3 {
-    Bbr3Config::default().build(&test_ctx(Profile::Linux)).unwrap()
+    Bbr3Config::default()
+        .build(&test_ctx(Profile::Linux))
+        .unwrap()
 }
 
 /// A connection at `now_ms` with its algorithm initialised (10 segments, no RTT sample).
@@ -268,7 +270,11 @@ fn cruise_leaves_fifteen_percent_of_inflight_hi_free() {
     // 100 − ⌊15⌋ = 85; in DOWN and UP the cap is inflight_hi itself.
     assert_eq!(st.cwnd, 85.0);
     b.inflight_hi = 5.0;
-    assert_eq!(b.inflight_with_headroom(), 4.0, "at least one segment, at least 4");
+    assert_eq!(
+        b.inflight_with_headroom(),
+        4.0,
+        "at least one segment, at least 4"
+    );
 }
 
 #[test]
@@ -314,7 +320,7 @@ fn startup_ends_on_six_loss_events_in_a_lossy_recovery_round() {
     ack(&mut b, &mut st, 40, 10, 1000.0, 40, 50, (0, 0));
     st.ca_state = CaState::Recovery;
     b.loss_round_delivered = u64::MAX; // keep the round open
-    // (Each of these ACKs ends a packet-timed round; the rate doubles in each.)
+                                       // (Each of these ACKs ends a packet-timed round; the rate doubles in each.)
     for i in 0..6u64 {
         let rate = 1000.0 * (2 << i) as f64;
         ack(&mut b, &mut st, 41 + i, 1, rate, 40, 60, (1, 60));
