@@ -86,3 +86,57 @@ def test_the_papers_columns_imply_200_byte_packets_over_60_s(report):
     assert pa["div"][1] == pytest.approx(3.0, rel=2e-3)
     assert pa["T"][0] == pytest.approx(60.0, rel=1e-3)
     assert pa["T"][1] == pytest.approx(60.0, rel=1e-3)
+
+
+BYTES = ROOT / "scenarios" / "red-ecn-bytes-sweep.toml"
+QUICK = ROOT / "tests" / "repro_quick" / "red_ecn.json"
+
+
+def test_bytes_grid_is_the_grid_with_ns2s_default_byte_mode(repro):
+    points, seeds = combos(BYTES)
+    packets, _ = combos(GRID)
+    assert seeds == list(range(1, 11))
+    assert len(points) == len(packets) == 12
+    for b, p in zip(points, packets):
+        # Only RED's mode differs; ns-2.35 counts its 5/15/20 in 500-byte units.
+        assert {k: v for k, v in b.items() if k != QUEUE} == {
+            k: v for k, v in p.items() if k != QUEUE
+        }
+        if p[QUEUE]["kind"] == "red":
+            assert (p[QUEUE]["mode"], b[QUEUE]["mode"]) == ("packets", "bytes")
+            assert b[QUEUE]["mean_pktsize"] == 500
+            assert {k: v for k, v in b[QUEUE].items() if k != "mode"} == {
+                k: v for k, v in p[QUEUE].items() if k != "mode"
+            }
+        else:
+            assert b[QUEUE] == p[QUEUE]
+
+
+def test_quick_mode_headline_numbers(repro, tmp_path):
+    """The quick mode (both grids, 3 seeds) against the numbers committed in
+    tests/repro_quick/red_ecn.json (regenerate with
+    `python docs/reproductions/red_ecn.py --quick --headline tests/repro_quick/red_ecn.json`
+    where a change is meant to move them, and say why). Tolerances: drops 10 % + 2 packets,
+    queues 0.5 packets, ratios 10 %; which reading is nearer must not change."""
+    got = repro.quick(workers=1, out=tmp_path)
+    want = json.loads(QUICK.read_text())
+    assert got["seeds"] == want["seeds"] == 3
+    assert got["configs"].keys() == want["configs"].keys()
+    for key, w in want["configs"].items():
+        g = got["configs"][key]
+        assert g["dropped"] == pytest.approx(w["dropped"], rel=0.1, abs=2), key
+        assert g["avg_queue"] == pytest.approx(w["avg_queue"], abs=0.5), key
+    for what, w in want["features"].items():
+        g = got["features"][what]
+        assert g["nearer"] == w["nearer"], what
+        for reading in ("inferred", "literal"):
+            assert g[reading] == pytest.approx(w[reading], rel=0.1), (what, reading)
+    assert got["wins"] == want["wins"]
+    # The headline of issue 34, whatever the committed file says: in byte mode the loss-based
+    # variants queue about twice as long as Vegas, Vegas drops nothing, ECN drops a few.
+    c = got["configs"]
+    for v in ("Reno", "NewReno", "SACK"):
+        assert c[f"RED (bytes) / {v}"]["avg_queue"] > 1.5 * c["RED (bytes) / Vegas"]["avg_queue"]
+        assert c[f"RED + ECN (bytes) / {v}"]["dropped"] < 0.1 * c[f"RED (bytes) / {v}"]["dropped"]
+    assert c["RED (bytes) / Vegas"]["dropped"] == 0
+    assert got["wins"]["literal"] > got["wins"]["inferred"]

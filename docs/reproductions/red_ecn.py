@@ -5,8 +5,11 @@ a three-pair dumbbell.
     python docs/reproductions/red_ecn.py              # everything: sweeps, figures, report
     python docs/reproductions/red_ecn.py --workers 2  # more local worker processes
     python docs/reproductions/red_ecn.py --no-readings  # skip the sensitivity grid (≈ 4 min)
+    python docs/reproductions/red_ecn.py --quick    # both grids, 3 seeds: headline numbers only
 
-Runs the grid ``scenarios/red-ecn-sweep.toml`` (results in ``results/red-ecn/``) and the
+Runs the grid ``scenarios/red-ecn-sweep.toml`` (results in ``results/red-ecn/``), the same
+grid with RED in ns-2.35's default byte mode ``scenarios/red-ecn-bytes-sweep.toml``
+(``results/red-ecn-bytes/``) and the
 sensitivity grid ``scenarios/red-ecn-readings-sweep.toml`` (``results/red-ecn-readings/``),
 both resumable: a rerun computes only the points not on disk. Then runs the twelve single
 scenarios of the time-series figures (``results/red-ecn-runs/``), writes the PNGs into
@@ -26,10 +29,13 @@ import pandas as pd
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from red_ecn_mapping import headline as mapping_headline  # noqa: E402
+from red_ecn_mapping import score  # noqa: E402
 from red_ecn_report import write_report  # noqa: E402
 from red_ecn_setup import (  # noqa: E402
     BASE,
     BOTTLENECK,
+    BYTES,
     CC,
     DOCS,
     EARLY_S,
@@ -39,6 +45,7 @@ from red_ecn_setup import (  # noqa: E402
     MSS,
     QUEUE,
     QUEUES,
+    QUICK_SEEDS,
     RATE,
     READINGS,
     RECOVERY,
@@ -51,6 +58,7 @@ from red_ecn_setup import (  # noqa: E402
     VARIANTS,
 )
 from repro_grid import parser, run_grid  # noqa: E402
+from repro_provenance import provenance  # noqa: E402
 
 
 def queue_label(value: str | dict) -> str:
@@ -210,20 +218,73 @@ def bar_figure(summary: pd.DataFrame) -> Path:
 # --- report -----------------------------------------------------------------------------------
 
 
+def red_queue(path: Path) -> dict:
+    """The RED queue of a grid (the point with RED and without ECN) and the data packet's size
+    on the wire (segment + 40 bytes of headers), for the report's unit conversions."""
+    sw = ccsim.load_sweep(path)
+    pt = next(p for p in sw.points(sw.base_scenario()) if p.axes[QUEUE]["kind"] == "red")
+    mss = int(ccsim.validate(BASE)["flows"][0]["tcp"]["mss"])
+    return {"queue": pt.axes[QUEUE], "wire_bytes": mss + 40}
+
+
+def both_grids(workers: int, force: bool, seeds: int | None, out: Path) -> dict:
+    """The packet-mode and the byte-mode grid (``seeds`` of each, all where None) with their
+    summaries by (variant, queue)."""
+    res = {}
+    for mode, path in (("packets", GRID), ("bytes", BYTES)):
+        sw = ccsim.load_sweep(path)
+        if seeds is not None:
+            sw.replications = seeds
+        g = run_grid(sw, out / sw.name, workers, force)
+        g["summary"] = summarise(per_point(g["flows"], g["queues"]), ["variant", "queue"])
+        res[mode] = g
+    return res
+
+
+def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "red-ecn-quick") -> dict:
+    """The quick mode: both grids with QUICK_SEEDS seeds, scored for the two readings of the
+    paper's tables; returns the headline numbers (CI compares them with committed ones)."""
+    g = both_grids(workers, force, QUICK_SEEDS, out)
+    return {
+        "seeds": QUICK_SEEDS,
+        **mapping_headline(score({k: v["summary"] for k, v in g.items()})),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
     ap.add_argument("--no-readings", action="store_true", help="skip the sensitivity grid")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"both grids with {QUICK_SEEDS} seeds; print the headline numbers as JSON (with "
+        "--headline PATH: write them there); no figures, no report",
+    )
+    ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
     args = ap.parse_args(argv)
+
+    if args.quick:
+        text = (
+            json.dumps(
+                quick(args.workers, args.force), indent=1, sort_keys=True, ensure_ascii=False
+            )
+            + "\n"
+        )
+        if args.headline:
+            args.headline.write_text(text)
+        else:
+            print(text)
+        return
 
     FIGURES.mkdir(parents=True, exist_ok=True)
 
     def grid(path: Path) -> dict:
         return run_grid(path, RESULTS / ccsim.load_sweep(path).name, args.workers, args.force)
 
-    main_grid = grid(GRID)
+    grids = both_grids(args.workers, args.force, None, RESULTS)
+    main_grid = grids["packets"]
     timing = main_grid["timing"]
-    pp = per_point(main_grid["flows"], main_grid["queues"])
-    summary = summarise(pp, ["variant", "queue"])
+    summary = main_grid["summary"]
 
     readings = None
     if not args.no_readings:
@@ -249,7 +310,16 @@ def main(argv: list[str] | None = None) -> None:
         "queue": {v: rel(queue_figure(runs, v)) for v in VARIANT_ORDER},
         "throughput": {v: rel(throughput_figure(runs, v)) for v in VARIANT_ORDER},
     }
-    write_report(summary, timing, readings, figures, runs, early)
+    write_report(
+        summary,
+        timing,
+        readings,
+        figures,
+        runs,
+        early,
+        bytes_grid=(grids["bytes"]["summary"], grids["bytes"]["timing"], red_queue(BYTES)),
+        provenance=provenance(None if argv is None else [__file__, *argv]),
+    )
     print(f"wrote {REPORT.relative_to(ROOT)} and {len(figures['queue']) * 2 + 1} figures")
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-import ccsim
 import pandas as pd
+from red_ecn_mapping import MAPPING_TITLE, claim_rows, score, section
 from red_ecn_setup import (
     BOTTLENECK,
     EARLY_S,
@@ -269,8 +269,10 @@ def paper_arithmetic() -> dict[str, tuple[float, float]]:
 MAX_GOODPUT_BPS = 1e6 * 200 / 240
 
 
-def claims(s: pd.DataFrame) -> str:
-    """The paper's claims next to ccsim's numbers; each verdict is computed from them."""
+def claims(s: pd.DataFrame, literal: list[list[str]] | None = None) -> str:
+    """The paper's claims next to ccsim's numbers; each verdict is computed from them. The
+    rows here read the tables the inferred way; ``literal``: rows under the literal reading
+    (``red_ecn_mapping.claim_rows``), shown after them."""
 
     def m(v, q, metric):
         return s.loc[(v, q), f"{metric}_mean"]
@@ -409,10 +411,12 @@ def claims(s: pd.DataFrame) -> str:
             "reproduced",
         ]
     )
+    rows = [["inferred", *r] for r in rows] + [["literal", *r] for r in literal or []]
+    n = int(s["received_n"].min())
     return md_table(
-        ["the paper says", "paper's numbers", "ccsim (means of 10 seeds)", "verdict"],
+        ["reading", "the paper says", "paper's numbers", f"ccsim (means of {n} seeds)", "verdict"],
         rows,
-        "llll",
+        "lllll",
     )
 
 
@@ -499,7 +503,19 @@ def write_report(
     figures: dict,
     runs: dict,
     early: dict,
+    bytes_grid: tuple[pd.DataFrame, dict, dict],
+    provenance: str,
 ) -> None:
+    """``bytes_grid``: the byte-mode grid's summary, timing and RED queue (``red_queue``);
+    ``provenance``: the paragraph saying what wrote the report (``repro_provenance``)."""
+    bsummary, btiming, bred = bytes_grid
+    sc = score({"packets": summary, "bytes": bsummary})
+    w = sc["wins"]
+    favoured = (
+        "neither reading"
+        if w["literal"] == w["inferred"]
+        else f"{max(w, key=w.get)} reading ({max(w.values())} of {len(sc['features'])} ratios)"
+    )
     pa = paper_arithmetic()
     thr = summary["avg_mbps_mean"]
     bar_spread = (thr.max() / thr.min() - 1) * 100
@@ -510,7 +526,9 @@ def write_report(
         f"""# RED and ECN with Reno, NewReno, SACK and Vegas (seed paper 002)
 
 Reproduction of A. Mateen and A. Anwar, *Performance Analysis of TCP Variants using AQM and
-ECN*, IIBC 16(1), 2016 (doi:10.7236/IIBC.2016.16.1.129) with ccsim {ccsim.__version__}.
+ECN*, IIBC 16(1), 2016 (doi:10.7236/IIBC.2016.16.1.129).
+
+{provenance}
 
 **Regenerate everything** (sweeps, figures, this file) from the repository root:
 
@@ -518,9 +536,11 @@ ECN*, IIBC 16(1), 2016 (doi:10.7236/IIBC.2016.16.1.129) with ccsim {ccsim.__vers
 python docs/reproductions/red_ecn.py            # --workers N for more processes
 ```
 
-The sweeps are resumable (`results/red-ecn/`, `results/red-ecn-readings/`, git-ignored): a
-rerun only computes missing points, then rewrites the figures and this report. The grid alone is
-`ccsim sweep scenarios/red-ecn-sweep.toml --workers 1`.
+The sweeps are resumable (`results/red-ecn/`, `results/red-ecn-bytes/`,
+`results/red-ecn-readings/`, git-ignored): a rerun only computes missing points, then rewrites
+the figures and this report. The grid alone is
+`ccsim sweep scenarios/red-ecn-sweep.toml --workers 1`. `--quick` runs both grids with 3 seeds
+and prints only the headline numbers of the two readings below (the test suite checks them).
 
 ## What the paper did
 
@@ -547,9 +567,14 @@ per variant, packets received and dropped, the average queue length, and through
 - **Which table is which queue.** Only Tables 2 ("Without ECN") and 3 ("With ECN") are titled.
   The text compares ECN with "RED and Tail Drop" (Fig. 8) and says ECN has a *longer* average
   queue than RED because RED drops more (Fig. 9). Table 4 has the most drops and the shortest
-  queues (5.2-8.5 packets; Vegas 1,000 drops), Table 2 the fewest drops short of ECN, so we read
-  **Table 2 as DropTail, Table 3 as RED + ECN and Table 4 as RED**. Average queues of 23-29
-  packets in a 20-packet buffer (Tables 2, 3) are not possible either.
+  queues (5.2-8.5 packets; Vegas 1,000 drops), Table 2 the fewest drops short of ECN. The
+  first version of this report therefore read **Table 2 as DropTail, Table 3 as RED + ECN and
+  Table 4 as RED, all in packet mode** (the *inferred* reading), and the tables below are laid
+  out that way. Read literally, with RED in ns-2.35's default byte mode, Tables 2 and 3 are the
+  same RED without and with ECN (the *literal* reading). [Both are run and
+  weighed](#which-table-is-which-the-inferred-and-the-literal-reading); the ratios the paper's
+  tables show favour the {favoured}. Average queues of 23-29 packets in a 20-packet buffer
+  (Tables 2, 3) are not possible in packet mode.
 
 As [design.md](../design.md#red-and-ecn) decides, we reproduce the setup and the qualitative
 claims and report ccsim's own numbers, not the paper's.
@@ -602,11 +627,13 @@ overall / 3, as in the paper. The largest possible overall goodput is
         "The paper's Figs. 8-10 as ccsim sees them (the throughput axis is zoomed: all bars are "
         f"within {bar_spread:.1f} % of one another).\n"
     )
+    add(section(sc, bred["wire_bytes"], bred["queue"]))
     add(
         "## The paper's claims and ccsim\n\n"
-        "The paper's numbers are quoted with the table mapping above; ccsim's are means over "
-        f'{n_seeds} seeds. "Significantly" fewer drops means the 95 % intervals do not '
-        "overlap.\n\n" + claims(summary) + "\n"
+        "The paper's numbers are quoted with the table mapping of each row's reading "
+        f"(*inferred*: {MAPPING_TITLE['inferred']}; *literal*: {MAPPING_TITLE['literal']}); "
+        f'ccsim\'s are means over {n_seeds} seeds. "Significantly" fewer drops means the 95 % '
+        "intervals do not overlap.\n\n" + claims(summary, claim_rows(sc)) + "\n"
     )
     add(
         "Side by side, number by number (the paper's absolute values cannot be compared: see "
@@ -651,14 +678,18 @@ overall / 3, as in the paper. The largest possible overall goodput is
   which is ns-2's `window_ 20` only for 1,000-byte segments (here it would be 100 segments).
 - The paper's `queue-limit 20` is taken as ns-2's `limit_ 20` for both queues: DropTail then
   holds 19 waiting packets, RED 20 ([algorithms.md
-  §10.5](../algorithms.md#105-what-changes-results-ns-2s-red-against-the-papers)). Had the
-  paper's script left RED in ns-2.35's default byte mode, its 5/15/20 would have counted
-  500-byte units, about 10/31/42 of these 240-byte packets.
+  §10.5](../algorithms.md#105-what-changes-results-ns-2s-red-against-the-papers)). In
+  ns-2.35's default byte mode the same 5/15/20 count 500-byte units (the literal reading's
+  grid, above).
 
 ## Run time
 """
     )
-    for label, t in (("The grid", timing), ("The readings grid", readings and readings[2])):
+    for label, t in (
+        ("The grid", timing),
+        ("The byte-mode grid", btiming),
+        ("The readings grid", readings and readings[2]),
+    ):
         if not t:
             continue
         full = t["full"]
