@@ -14,6 +14,7 @@ mod observe;
 mod pacing;
 mod params;
 mod prr;
+mod rack;
 pub mod rate;
 pub mod receiver;
 mod recovery;
@@ -24,6 +25,7 @@ pub mod slow_start;
 #[cfg(test)]
 mod test_rig;
 pub mod timer;
+mod tlp;
 mod xcp_header;
 
 pub use pacing::linux_pacing_rate;
