@@ -258,3 +258,27 @@ fn a_timeout_that_keeps_the_scoreboard_resends_only_what_is_not_sacked() {
     let (forgot, _) = after_timeout(false);
     assert_eq!(forgot, [0, 1, 2, 3, 4, 5]);
 }
+
+#[test]
+fn a_probe_with_nothing_to_send_hands_the_timer_back_to_the_rto() {
+    // TLP without RACK; the receiver window holds 4 segments (and no Limited Transmit goes
+    // beyond it). The last one (4) is SACKed by a duplicate ACK, which does not move the probe (Linux reschedules it only on new data
+    // or an ACK of new data).
+    let mut p = params(4);
+    (p.tlp, p.rwnd, p.limited_transmit) = (true, 4000, false);
+    let mut r = Rig::start(&p);
+    r.ack(41, 1, false, SimTime::ZERO, None);
+    r.ack(60, 1, false, SimTime::ZERO, Some((4, 5)));
+    assert_eq!(r.s.timer(TimerName::Rto).deadline(), Some(ms(123)));
+    r.out.clear();
+    r.at(123, |s, io| s.on_timer(TimerName::Rto, io));
+    // Nothing new may go and the tail is SACKed: no probe, and the timer runs for the RTO
+    // restarted at 41 ms, not for the expired probe again.
+    assert!(r.out.is_empty());
+    assert_eq!(r.s.loss_probes(), (0, 0));
+    assert_eq!(r.s.rack.as_deref().unwrap().pending, Pending::Rto);
+    assert_eq!(
+        r.s.timer(TimerName::Rto).deadline(),
+        Some(ms(41) + r.s.rto())
+    );
+}

@@ -58,14 +58,13 @@ pub fn probe_timeout(srtt: SimTime, packets_out: u64, rto_left: Option<SimTime>)
 
 impl Sender {
     /// An event begins: the timer holds the RTO's own deadline again (see the module's
-    /// comment).
+    /// comment); `pending` still says what it ran for.
     pub(super) fn rack_timer_begins(&mut self) {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
         if r.pending != Pending::Rto {
             self.rto_timer.set_deadline(r.rto_at.get());
-            r.pending = Pending::Rto;
         }
     }
 
@@ -84,11 +83,17 @@ impl Sender {
         let (pending, at) = if let Some(t) = r.reo_at.get() {
             (Pending::Reorder, Some(t))
         } else if r.tlp && eligible && r.tlp_high.get().is_none() && rto_at.is_some() {
-            if r.resched || r.pending != Pending::Probe {
+            // Scheduled afresh after new data or an ACK of new data (Linux: from
+            // `tcp_write_xmit` and `tcp_set_xmit_timer`), else kept.
+            if r.resched {
                 let left = rto_at.map(|d| d.saturating_sub(now));
                 r.probe_at = OptTime::some(now + probe_timeout(srtt, out, left));
             }
-            (Pending::Probe, r.probe_at.get())
+            if r.resched || r.pending == Pending::Probe {
+                (Pending::Probe, r.probe_at.get())
+            } else {
+                (Pending::Rto, rto_at)
+            }
         } else {
             (Pending::Rto, rto_at)
         };
@@ -101,6 +106,9 @@ impl Sender {
     pub(super) fn rack_on_timer(&mut self, name: TimerName, io: &mut Io) {
         let pending = self.rack.as_deref().map_or(Pending::Rto, |r| r.pending);
         self.rack_timer_begins();
+        if let Some(r) = self.rack.as_deref_mut().filter(|_| name == TimerName::Rto) {
+            r.pending = Pending::Rto; // what fired is done with
+        }
         match (name, pending) {
             (TimerName::Rto, Pending::Rto) => self.on_rto(io),
             (TimerName::Rto, Pending::Probe) => self.on_probe(io),
