@@ -14,7 +14,10 @@ or an interrupted run computes only what is missing):
 - ``results/ass-startup``: the same grid cut at 5 s, for the start-up phase;
 - ``results/ass-sweep-timestamps``: the grid with TCP timestamps on (the grid runs without
   them, as ns-2 did), to show what RTT sampling changes;
-- ``results/ass-iw1``: the lossless grid with an initial window of 1 instead of 2.
+- ``results/ass-iw1``: the lossless grid with an initial window of 1 instead of 2;
+- ``results/ass-jitter``: the lossless grid, 250 s and cut at 5 s, with 1 ms of send jitter
+  (ns-2's ``overhead_``) and the grid's seeds, so that the lossless comparisons, one
+  deterministic trajectory each in the grid, get replications and Student-t intervals.
 
 Then a few short runs with the RTO traced (20 % loss, with and without timestamps), one 250 s
 run per configuration (seed 1) with cwnd and goodput traces, drawn with ccsim's own
@@ -40,27 +43,44 @@ import numpy as np
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ass_figures import make_figures  # noqa: E402
-from ass_rank import pairs, parse_rank, rank, show_rank  # noqa: E402, F401  (the tests use them)
+from ass_rank import (  # noqa: E402, F401  (the tests use them)
+    Grid,
+    best,
+    ccsim_relation,
+    compare,
+    half_width,
+    pairs,
+    parse_rank,
+    per_seed_pairs,
+    rank,
+    relation,
+    show_rank,
+)
 from ass_report import write_report  # noqa: E402
 from ass_setup import (  # noqa: E402, F401  (the tests use CLAIMS and the axis values)
     ALG,
     ALGS,
     BASE,
     CLAIMS,
+    GRID,
     IFQS,
     IW,
     IWS,
+    JITTER,
     LIMIT,
+    LOSS,
     LOSSES,
     RATE,
     RATES,
     REPORT,
     RESULTS,
     ROOT,
+    SEND_JITTER,
     STARTUP,
     SWEEP,
 )
 from repro_grid import parser, run_grid  # noqa: E402
+from repro_provenance import provenance  # noqa: E402
 
 
 def variant(overrides: dict, name: str) -> ccsim.Sweep:
@@ -71,7 +91,22 @@ def variant(overrides: dict, name: str) -> ccsim.Sweep:
     return sw
 
 
+def jitter_sweep(
+    replications: int, rates=RATES, ifqs=IFQS, iws=IWS, name="ass-jitter", durations=None
+):
+    """The lossless grid, 250 s and first 5 s, with send jitter and ``replications`` seeds."""
+    return ccsim.Sweep(
+        BASE,
+        {"duration": durations or [STARTUP, "250s"], RATE: rates, IW: iws,
+         LIMIT: [q - 1 for q in ifqs], ALG: ALGS},
+        replications=replications,
+        overrides={"trace.series": [], SEND_JITTER: JITTER},
+        name=name,
+    )  # fmt: skip
+
+
 def run_all(workers: int, force: bool) -> dict[str, dict]:
+    seeds = ccsim.load_sweep(SWEEP).replications
     iw1 = ccsim.Sweep(
         BASE,
         {"duration": [STARTUP, "250s"], RATE: RATES, LIMIT: [q - 1 for q in IFQS], ALG: ALGS},
@@ -90,7 +125,35 @@ def run_all(workers: int, force: bool) -> dict[str, dict]:
             force,
         ),  # fmt: skip
         "iw1": run_grid(iw1, RESULTS / "ass-iw1", workers, force),
+        "jitter": run_grid(jitter_sweep(seeds), RESULTS / "ass-jitter", workers, force),
     }
+
+
+def start_offsets(seeds: int) -> dict[str, float]:
+    """Why the replications jitter the sends and do not shift the start: the lone flow started
+    ``seeds`` times at offsets drawn uniformly from [0, 100 ms) (``numpy`` generator seeded with
+    the replication's seed), each algorithm, IW off, two configurations; the largest relative
+    spread (max − min over max) of the goodput, over 250 s and over the first 5 s."""
+    out = {}
+    for dur, key in (("250s", "off250"), (STARTUP, "off5")):
+        worst = 0.0
+        for rate, q in (("0.3Mbps", 15), ("10Mbps", 50)):
+            for alg in ALGS:
+                vals = []
+                for seed in range(1, seeds + 1):
+                    start = float(np.random.default_rng(seed).uniform(0.0, 0.1))
+                    r = ccsim.run(
+                        BASE,
+                        seed=seed,
+                        overrides={
+                            RATE: rate, IW: 2, LIMIT: q - 1, ALG: alg, "duration": dur,
+                            "flows[0].start": f"{start:.6f}s", "trace.series": [],
+                        },
+                    )  # fmt: skip
+                    vals.append(float(r.flows["goodput_bps"].iloc[0]))
+                worst = max(worst, (max(vals) - min(vals)) / max(vals))
+        out[key] = worst * 100
+    return out
 
 
 def rto_check(seeds: int) -> dict[str, float]:
@@ -141,23 +204,96 @@ def whole_run(sw: dict[str, dict], workers: int, total_s: float, figures_s: floa
     return json.loads(record.read_text()) if record.exists() else None
 
 
+# --- quick mode --------------------------------------------------------------------------------
+
+QUICK_SEEDS = 3
+QUICK_IFQS = [15, 50]
+
+
+def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quick") -> dict:
+    """A reduced reproduction for CI (seconds): the first 5 s without loss, IW off, IFQ 15 and
+    50, with send jitter; and 250 s with 20 % loss at IFQ 50, IW off; QUICK_SEEDS seeds. Returns
+    the headline numbers: the first-5 s split of the paper's pairs (pairwise tests, and seed by
+    seed), and the per-seed differences ASS2 − LSS and ASS2 − ASS3 with 20 % loss."""
+    jit = jitter_sweep(
+        QUICK_SEEDS, ifqs=QUICK_IFQS, iws=[2], name="ass-quick-jitter", durations=[STARTUP]
+    )
+    lossy = ccsim.Sweep(
+        BASE,
+        {RATE: RATES, ALG: ALGS},
+        replications=QUICK_SEEDS,
+        overrides={
+            "trace.series": [], "topology.links[1].loss": {"kind": "bernoulli", "p": 0.2},
+            IW: 2, LIMIT: 49,
+        },
+        name="ass-quick-loss",
+    )  # fmt: skip
+    f = run_grid(jit, out / "jitter", workers, force)["flows"].copy()
+    f[LOSS] = 0.0
+    startup = Grid(f, GRID)
+    cases = [
+        (r, lo, iw, q, t)
+        for r, lo, iw, q, t, _ in CLAIMS
+        if lo == 0.0 and iw == 2 and q in QUICK_IFQS
+    ]
+    tested = [0, 0, 0]
+    for rate, _, iw, q, text in cases:
+        paper = parse_rank(text)
+        rel = ccsim_relation(startup, rate, 0.0, iw, q, {a for g in paper for a in g})
+        tested = [a + b for a, b in zip(tested, pairs(paper, rel))]
+    seeds = per_seed_pairs(startup, cases)
+    g = run_grid(lossy, out / "loss", workers, force)["flows"]
+    diffs = {}
+    for rate in RATES:
+        x = {a: g[(g[RATE] == rate) & (g[ALG] == a)].sort_values("seed")["goodput_bps"].to_numpy()
+             / 1e3 for a in ALGS}  # fmt: skip
+        for name, a, b in (("ass2-lss", "ass2", "limited"), ("ass2-ass3", "ass2", "ass3")):
+            d = x[a] - x[b]
+            diffs[f"{rate} {name}"] = {
+                "mean": round(float(np.mean(d)), 3), "half_width": round(half_width(d), 3),
+                "sign": compare(x[a], x[b]),
+            }  # fmt: skip
+    return {
+        "seeds": QUICK_SEEDS,
+        "startup_split_tested": tested,
+        "startup_split_per_seed_mean": [round(float(v), 3) for v in seeds.mean(axis=0)],
+        "loss_differences": diffs,
+    }
+
+
 # --- main -------------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
     ap.add_argument("--no-figures", action="store_true", help="keep the figures already drawn")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a reduced grid ({QUICK_SEEDS} seeds, seconds): print the headline numbers as "
+        "JSON (with --headline PATH: write them there); no figures, no report",
+    )
+    ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
     args = ap.parse_args(argv)
+    if args.quick:
+        res = quick(args.workers, args.force)
+        text = json.dumps(res, indent=1, sort_keys=True) + "\n"
+        if args.headline:
+            args.headline.write_text(text)
+        else:
+            print(text)
+        return
     t0 = time.perf_counter()
     sw = run_all(args.workers, args.force)
     rto = rto_check(int(sw["main"]["points"]["seed"].nunique()))
+    rto.update(start_offsets(int(sw["main"]["points"]["seed"].nunique())))
     figures_s = None
     if not args.no_figures:
         t1 = time.perf_counter()
         make_figures()
         figures_s = time.perf_counter() - t1
     run = whole_run(sw, args.workers, time.perf_counter() - t0, figures_s)
-    write_report(sw, run, rto)
+    write_report(sw, run, rto, provenance(None if argv is None else [__file__, *argv]))
     print(f"wrote {REPORT.relative_to(ROOT)}")
 
 

@@ -3,18 +3,21 @@ prose, and the Markdown document, from the sweeps the runs produced."""
 
 from __future__ import annotations
 
-import ccsim
 import numpy as np
 import pandas as pd
 from ass_figures import figure_list
 from ass_rank import (
     Grid,
     best_match,
+    ccsim_best,
     ccsim_rank,
+    ccsim_relation,
     half_width,
     pairs,
     parse_rank,
+    per_seed_pairs,
     rank,
+    relation,
     show_rank,
 )
 from ass_setup import (
@@ -26,6 +29,7 @@ from ass_setup import (
     IFQS,
     IW_NAME,
     IWS,
+    JITTER,
     LIMIT,
     LOSS,
     LOSSES,
@@ -60,7 +64,10 @@ def throughput_table(grid: Grid, rate: str, loss: float) -> str:
     return "\n".join(lines)
 
 
-def ranking_table(main: Grid, startup: Grid) -> tuple[str, dict]:
+def ranking_table(grids: dict[str, Grid]) -> tuple[str, dict]:
+    """The paper's rankings against ccsim's, 250 s and first 5 s. ``grids``: "250" and "5"
+    (the grid's seeds: random loss), "250j" and "5j" (lossless with send jitter); a lossless
+    case is ranked on the jittered runs, a lossy one on the grid."""
     lines = [
         "| bottleneck | loss | larger IW | IFQ | paper (its words) | paper | ccsim, 250 s "
         "| same/tie/opp. | best | ccsim, first 5 s | same/tie/opp. | best |",
@@ -71,11 +78,13 @@ def ranking_table(main: Grid, startup: Grid) -> tuple[str, dict]:
         paper = parse_rank(text)
         keep = {a for g in paper for a in g}
         cells = []
-        for m, grid in (("250", main), ("5", startup)):
+        for m in ("250", "5"):
+            grid = grids[m if loss else m + "j"]
             # where the paper pools every IFQ, rank at IFQ 50 (the spread over IFQ is reported)
-            ours = ccsim_rank(grid, rate, loss, iw, 50 if ifq is None else ifq, keep)
-            s, t, o = pairs(paper, ours)
-            b = best_match(paper, ours)
+            q = 50 if ifq is None else ifq
+            ours = ccsim_rank(grid, rate, loss, iw, q, keep)
+            s, t, o = pairs(paper, ccsim_relation(grid, rate, loss, iw, q, keep))
+            b = best_match(paper, ccsim_best(grid, rate, loss, iw, q, keep))
             for k, x in enumerate((s, t, o)):
                 score[m]["pairs"][k] += x
             score[m]["best"][b] += 1
@@ -87,6 +96,41 @@ def ranking_table(main: Grid, startup: Grid) -> tuple[str, dict]:
             + " |"
         )
     return "\n".join(lines), score
+
+
+def split_numbers(grids: dict[str, Grid]) -> dict[str, str]:
+    """The first-5 s and 250 s splits of the paper's lossless pairs: seed by seed on the
+    jittered runs (mean ± 95 % interval over the seeds), and on the runs without jitter (one
+    trajectory per case, as the first version of this report counted them)."""
+    cases = [(r, lo, iw, q, t) for r, lo, iw, q, t, _ in CLAIMS if lo == 0.0]
+    out = {}
+    for m in ("250", "5"):
+        seeds = per_seed_pairs(grids[m + "j"], cases)
+        plain = per_seed_pairs(grids[m], cases)[0]  # every seed is the same trajectory
+        out[f"split{m}_seed"] = " / ".join(
+            f"{float(np.mean(c)):.1f} ± {half_width(c):.1f}" for c in seeds.T
+        )
+        out[f"split{m}_plain"] = "/".join(f"{x:.0f}" for x in plain)
+        tested = [0, 0, 0]
+        for rate, _, iw, q, text in cases:
+            paper = parse_rank(text)
+            keep = {a for g in paper for a in g}
+            rel = ccsim_relation(grids[m + "j"], rate, 0.0, iw, q, keep)
+            for k, x in enumerate(pairs(paper, rel)):
+                tested[k] += x
+        out[f"split{m}_tested"] = "/".join(map(str, tested))
+        out[f"split{m}_same"], out[f"split{m}_opp"] = tested[0], tested[2]
+        same, opp = tested[0], tested[2]
+        out[f"split{m}_words"] = (
+            "its pairwise tests contradict the paper's order more often than they agree with it"
+            if same < 0.8 * opp
+            else "its pairwise tests agree with the paper's order more often than they "
+            "contradict it"
+            if opp < 0.8 * same
+            else "its order agrees with the paper's about as often as it contradicts it"
+        )
+    out["n_lossless_pairs"] = int(sum(per_seed_pairs(grids["5j"], cases)[0]))
+    return out
 
 
 def loss_claims(main: Grid) -> dict[str, float]:
@@ -339,8 +383,8 @@ def iw1_pairs(iw1: Grid, startup: Grid) -> dict[str, str]:
         if loss != 0.0 or iw != 2:
             continue
         paper = parse_rank(text)
-        two = ccsim_rank(startup, rate, 0.0, 2, ifq, {1, 2, 3, 4})
-        one = rank({
+        two = ccsim_relation(startup, rate, 0.0, 2, ifq, {1, 2, 3, 4})
+        one = relation({
             ALG_NO[a]: iw1.get(**{"duration": STARTUP, RATE: rate, LIMIT: ifq - 1, ALG: a})
             for a in ALGS
         })  # fmt: skip
@@ -396,7 +440,7 @@ def more_numbers(sw: dict[str, dict], main: Grid, startup: Grid) -> dict[str, ob
 def runtime(sw: dict[str, dict], run: dict | None) -> dict[str, str]:
     """The timing table and the sentence about the last run from nothing."""
     rows = []
-    for k in ("main", "startup", "ts", "iw1"):
+    for k in ("main", "startup", "ts", "iw1", "jitter"):
         t = sw[k]["timing"]
         full = t["full"]
         whole = f"{full['elapsed_s']:.0f} s, {full['workers']} workers" if full else "-"
@@ -411,7 +455,7 @@ def runtime(sw: dict[str, dict], run: dict | None) -> dict[str, str]:
     else:
         fulls = {k: sw[k]["timing"]["full"] for k in sw}
         main, ts = fulls["main"], fulls["ts"]
-        rest = fulls["startup"]["elapsed_s"] + fulls["iw1"]["elapsed_s"]
+        rest = sum(fulls[k]["elapsed_s"] for k in ("startup", "iw1", "jitter"))
         text = (
             f"The last run from nothing ({run['workers']} worker processes on a machine with "
             f"{run['cpus']} cores) took {run['total_s'] / 60:.1f} minutes: "
@@ -424,12 +468,25 @@ def runtime(sw: dict[str, dict], run: dict | None) -> dict[str, str]:
     return {"timings": "\n".join(rows), "full_run": text}
 
 
-def write_report(sw: dict[str, dict], run: dict | None, rto: dict[str, float]) -> None:
+def jitter_grids(flows: pd.DataFrame) -> tuple[Grid, Grid]:
+    """The lossless runs with send jitter as grids like the main one: 250 s, first 5 s."""
+    f = flows.copy()
+    f[LOSS] = 0.0
+    return (Grid(f[f["duration"] == d], GRID) for d in ("250s", STARTUP))
+
+
+def write_report(
+    sw: dict[str, dict], run: dict | None, rto: dict[str, float], provenance: str
+) -> None:
+    """``rto``: the RTO and start-offset checks of ``ass.py``; ``provenance``: the paragraph
+    saying what wrote the report (``repro_provenance``)."""
     main = Grid(sw["main"]["flows"], GRID)
     startup = Grid(sw["startup"]["flows"], GRID)
     ts = Grid(sw["ts"]["flows"], GRID)
     iw1 = Grid(sw["iw1"]["flows"], ["duration", RATE, LIMIT, ALG])
-    ranking, score = ranking_table(main, startup)
+    main_j, startup_j = jitter_grids(sw["jitter"]["flows"])
+    grids = {"250": main, "5": startup, "250j": main_j, "5j": startup_j}
+    ranking, score = ranking_table(grids)
     pts = sw["main"]["points"]
     n_seeds = len(set(pts["seed"]))
 
@@ -440,6 +497,11 @@ def write_report(sw: dict[str, dict], run: dict | None, rto: dict[str, float]) -
                 f"**{pretty_rate(rate)} bottleneck, {loss:.0%} loss** (goodput, kb/s)\n\n"
                 + throughput_table(main, rate, loss)
             )
+    jitter_tables = "\n\n".join(
+        f"**{pretty_rate(rate)} bottleneck, no loss, {JITTER} send jitter, first "
+        f"{STARTUP[:-1]} s** (goodput, kb/s)\n\n" + throughput_table(startup_j, rate, 0.0)
+        for rate in RATES
+    )
     startup_tables = "\n\n".join(
         f"**{pretty_rate(rate)} bottleneck, no loss, first {STARTUP[:-1]} s** (goodput, kb/s)\n\n"
         + throughput_table(startup, rate, 0.0)
@@ -458,14 +520,17 @@ def write_report(sw: dict[str, dict], run: dict | None, rto: dict[str, float]) -
     more = more_numbers(sw, main, startup)
     verdicts = {
         **loss_verdicts(main),
-        **lossless_verdicts(main, startup),
+        **lossless_verdicts(main_j, startup_j, main),
         **startup_timeouts(sw["startup"]["flows"]),
     }
     text = TEMPLATE.format(
         setup_table=setup_table(
             queue_check=qc, tput_bin=THROUGHPUT_BIN, n_seeds=n_seeds, **more
         ),  # fmt: skip
-        version=ccsim.__version__,
+        provenance=provenance,
+        jitter=JITTER.replace("ms", " ms"),
+        jitter_tables=jitter_tables,
+        **split_numbers(grids),
         n_seeds=n_seeds,
         n_points=len(pts),
         tables="\n\n".join(sections),

@@ -32,6 +32,10 @@ ALG_LABEL = {"limited": "1: LSS", "ass2": "2: ASS2", "ass3": "3: ASS3", "ass4": 
 ALG_COLOUR = {"limited": "tab:blue", "ass2": "tab:red", "ass3": "tab:green", "ass4": "tab:orange"}
 IW_NAME = {2: "off", "rfc3390": "on"}
 STARTUP = "5s"  # the start-up window
+# Send jitter of the replicated lossless runs (``ass.py``'s ``jitter_sweep``): each segment
+# waits U(0, JITTER) before it leaves, ns-2's `overhead_`, drawn from the seeded flow stream.
+JITTER = "1ms"
+SEND_JITTER = "flows.*.tcp.send_jitter"
 THROUGHPUT_BIN = "5s"  # goodput bins of the 250 s figures
 
 # Two algorithms tie ("=") when their means differ by less than this fraction, or when the

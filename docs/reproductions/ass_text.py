@@ -85,7 +85,9 @@ TEMPLATE = """\
 # Advanced Slow Start on a 4-node chain (seed paper 001)
 
 Reproduction of I. Petrov and T. Janevski, *Novel Slow Start Algorithm*, International
-Journal of Hybrid Information Technology 6(5), 2013, with ccsim {version}.
+Journal of Hybrid Information Technology 6(5), 2013.
+
+{provenance}
 
 **Regenerate everything** (sweeps, figures, this file) from the repository root:
 
@@ -108,10 +110,15 @@ on disk, then redraws the figures and rewrites this file. The grid alone is
   {gain03:.1f} % more than classic slow start), and under 20 % random loss, where
   {loss_gain}. {loss_apart}
 - **{loss_hold}:** the IFQ and the initial window do not matter, algorithms 3 and 4 coincide,
-  and {lss_last}.
-  **Its rankings for the lossless runs do not hold.** Over 250 s ccsim finds ties where the
-  paper ranks. Over the first 5 s ccsim does rank the algorithms, but of the pairs the paper
-  orders, ccsim orders {p5_same} the same way and {p5_opp} the other way.
+  and {lss_last}. {loss_contra}
+- **The paper's rankings for the lossless runs do not hold.** The lossless runs are
+  deterministic, so each was replicated with {jitter} of send jitter ({n_seeds} seeds) and
+  every pair of algorithms tested on its own (95 % interval of the per-seed difference). Over
+  250 s ccsim finds ties where the paper ranks: of the {n_lossless_pairs} lossless pairs the
+  paper orders, ccsim orders {split250_tested} (same/tie/opposite). Over the first 5 s it
+  orders {split5_same} the same way and {split5_opp} the other way ({split5_tested}); one
+  trajectory per case without jitter gave {split5_plain}, and seed by seed the jittered runs
+  give {split5_seed} (mean ± 95 % interval over the seeds).
 - **RTT sampling, a ccsim bug this reproduction found, now fixed.** Without TCP timestamps
   ccsim used to take RTT samples that spanned a timeout; under 20 % loss they drove the RTO to
   its 60 s maximum and cut goodput several-fold, and the first version of this report ran the
@@ -183,6 +190,19 @@ first 5 s (the same runs stopped at 5 s; lossless, so one number each):
 
 {startup_tables}
 
+The same start-ups replicated: {jitter} of send jitter (ns-2's `overhead_`: each segment waits
+a uniform time up to {jitter} before it leaves, drawn from the seeded flow stream), {n_seeds}
+seeds, ± the 95 % Student-t interval. Jitter and not a random start time: a lone flow started
+later runs the same trajectory later. Started at offsets drawn from [0, 100 ms) (a `numpy`
+generator seeded with each seed), its goodput varies by at most {off250:.2f} % over 250 s (IW
+off, IFQ 15 at 0.3 Mb/s and 50 at 10 Mb/s, each algorithm); over the first 5 s by up to
+{off5:.1f} %, but only because a later start leaves less of the same trajectory inside the
+5 s. Send jitter instead perturbs every packet's arrival phase at the queue. 1 ms is
+below the 10 ms link delays and about one packet time at 10 Mb/s (at 0.3 Mb/s a packet takes
+28 ms, and the jitter changes little there).
+
+{jitter_tables}
+
 Here the algorithms do differ, in both directions (the worst start delivers up to {spread5:.0f}
 % less than the best): ASS2's steep start (+3 per ACK) overshoots a small queue by more and then
 divides by 3 or 4, which at 0.3 Mb/s with IFQ 15 and 25 ends in timeouts (first 5 s, IW off: LSS
@@ -196,11 +216,15 @@ IFQ 25), while at 10 Mb/s with large queues the faster ramp pays (IFQ 200: LSS
 
 For each case the paper describes, its ranking (as we read the text; "=" where it says the
 curves overlap) next to ccsim's ranking by mean goodput over 250 s and over the first 5 s.
-ccsim ranks two algorithms equal when their means differ by less than {tie:.1f} % or, with
-random loss, when the 95 % interval of their per-seed difference contains zero (all
-algorithms see the same seeds, so the comparison is paired). *same/tie/opp.* counts, among the
-pairs the paper orders strictly, those ccsim orders the same way, ties, or orders the other
-way; *best* says whether ccsim's best group is the paper's (yes), overlaps it (tie) or not (no).
+Lossless cases are ranked on the runs with {jitter} of send jitter, those with 20 % loss on the
+grid; {n_seeds} seeds each. Each pair of algorithms is tested on its own: one is ahead of the
+other when the mean of their per-seed differences (all algorithms see the same seeds, so the
+comparison is paired) exceeds both {tie:.1f} % and the half-width of its 95 % Student-t
+interval; otherwise they tie. The ranking shown puts a ">" between two groups only where every
+algorithm above is ahead of every one below. *same/tie/opp.* counts, among the pairs the paper
+orders strictly, those ccsim's pairwise tests order the same way, tie, or order the other way;
+*best* says whether the algorithms no other is ahead of are the paper's best group (yes),
+overlap it (tie) or not (no).
 Where the paper pools all IFQ values (20 % loss), ccsim's ranking is at IFQ 50; the other
 IFQ values give nearly the same numbers (next section).
 
@@ -208,7 +232,11 @@ IFQ values give nearly the same numbers (next section).
 
 **Totals** over the {n_claims} cases: of the {n_pairs} pairs the paper orders, ccsim orders
 {p250} (same/tie/opposite) by the 250 s mean and {p5} by the first 5 s; ccsim's best group
-is the paper's / overlaps it / differs in {b250} cases (250 s) and {b5} (5 s).
+is the paper's / overlaps it / differs in {b250} cases (250 s) and {b5} (5 s). Of the
+lossless pairs alone: {split250_tested} (250 s) and {split5_tested} (5 s); one trajectory per
+case without jitter, as the first version of this report counted them (with the same
+pairwise rule), gives {split250_plain} and {split5_plain}, and the jittered runs seed by seed
+{split250_seed} and {split5_seed} (mean ± 95 % interval over the {n_seeds} seeds).
 
 What ccsim confirms:
 
@@ -235,7 +263,7 @@ What ccsim does not confirm:
   and at 0.3 Mb/s with IFQ ≥ 25, where the paper ranks all four algorithms, often with ASS2
   first. The paper's rankings there must come from the start-up part of its figures, or from
   differences a figure shows but a mean does not. Over the first 5 s ccsim does rank them, but
-  its order agrees with the paper's about as often as it contradicts it (the totals above).
+  {split5_words} (the totals above).
   ccsim's best start is the paper's in {n_best5} lossless cases: {best5}. Of the
   {n_first2} lossless cases where the paper ranks ASS2 first, ASS2 is ccsim's *worst* start in
   {n_ass2_worst}: {ass2_worst}.

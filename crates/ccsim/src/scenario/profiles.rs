@@ -31,6 +31,8 @@
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
 //! | prr                | off (Linux: on; with RACK) | off                         | off                          |
+//! | rack, tlp          | off (Linux: on)            | off                         | off                          |
+//! | rto_keeps_sack     | off (Linux: keeps it)      | off (forgets, RFC 6675 5.1) | off (RFC 6675 §5.1)          |
 //! | send_jitter        | 0                          | 0 (`overhead_ 0`)           | 0                            |
 //! | pacing_ss/ca_ratio | 200 / 120 % (sysctls)      | 200 / 120 %                 | 200 / 120 %                  |
 //!
@@ -74,6 +76,9 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                rack: false,
+                tlp: false,
+                rto_keeps_sack: false,
                 send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
@@ -110,6 +115,9 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                rack: false,
+                tlp: false,
+                rto_keeps_sack: false,
                 send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
@@ -146,6 +154,9 @@ impl Profile {
                 limited_transmit: true,
                 pacing: Pacing::Auto,
                 prr: false,
+                rack: false,
+                tlp: false,
+                rto_keeps_sack: false,
                 send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
@@ -260,6 +271,15 @@ impl Profile {
         }
         if let Some(v) = spec.prr {
             p.prr = v;
+        }
+        if let Some(v) = spec.rack {
+            p.rack = v;
+        }
+        if let Some(v) = spec.tlp {
+            p.tlp = v;
+        }
+        if let Some(v) = spec.rto_keeps_sack {
+            p.rto_keeps_sack = v;
         }
         p.send_jitter = d(&spec.send_jitter, p.send_jitter);
         if let Some(v) = spec.pacing_ss_ratio {

@@ -358,9 +358,9 @@ mod tests {
         assert_eq!(prefetch_from(&dumbbell(10, false)), usize::MAX);
         assert_eq!(prefetch_from(&dumbbell(2000, false)), 0);
         // 100 flows: 201 links (two access links a pair and the bottleneck), 402 directions
-        // of 256 bytes, and 100 slots of 808: 183,712 bytes; (2,097,152 − 183,712) / 96 =
-        // 19,931 packets.
-        assert_eq!(prefetch_from(&dumbbell(100, false)), 19_931);
+        // of 256 bytes, and 100 slots of 816: 184,512 bytes; (2,097,152 − 184,512) / 96 =
+        // 19,923 packets.
+        assert_eq!(prefetch_from(&dumbbell(100, false)), 19_923);
     }
 
     /// Prefetching turned on part way through a run, as the packets in flight reach its

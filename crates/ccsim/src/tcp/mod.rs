@@ -15,6 +15,7 @@ mod pacing;
 mod params;
 mod prr;
 mod quickack;
+mod rack;
 pub mod rate;
 pub mod receiver;
 mod recovery;
@@ -25,6 +26,7 @@ pub mod slow_start;
 #[cfg(test)]
 mod test_rig;
 pub mod timer;
+mod tlp;
 mod xcp_header;
 
 pub use pacing::linux_pacing_rate;

@@ -50,6 +50,15 @@ pub struct TcpParams {
     pub pacing: Pacing,
     /// Proportional Rate Reduction (RFC 6937) as SACK recovery's window rule.
     pub prr: bool,
+    /// RACK loss detection (RFC 8985 §6, Linux `tcp_recovery` bit 1) in place of the
+    /// duplicate-ACK threshold, on a SACK connection (`tcp/rack.rs`).
+    pub rack: bool,
+    /// Tail-loss probes (RFC 8985 §7, Linux `tcp_early_retrans = 3`), on a SACK connection
+    /// (`tcp/tlp.rs`).
+    pub tlp: bool,
+    /// A retransmission timeout keeps the SACK scoreboard and resends only what is not
+    /// SACKed (Linux `tcp_enter_loss`); off, it forgets it and goes back to SND.UNA.
+    pub rto_keeps_sack: bool,
     /// Each segment waits a uniform random time up to this before it leaves (zero: none).
     pub send_jitter: SimTime,
     /// Linux's `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio`, percent.

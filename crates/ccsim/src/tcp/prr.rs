@@ -129,7 +129,7 @@ impl Sender {
     /// An ACK in SACK recovery: the window for what it may release.
     pub(super) fn prr_ack(&mut self, una_advanced: bool) {
         let now = self.una + self.board.n_sacked as u64;
-        let pipe = self.scan().pipe;
+        let pipe = self.recovery_pipe();
         let ssthresh = self.st.ssthresh.max(0.0) as u64;
         let Some(p) = self.prr.as_deref_mut() else {
             return;

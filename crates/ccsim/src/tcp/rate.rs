@@ -245,7 +245,8 @@ impl Sender {
     /// Counts the un-SACKed segments the scoreboard now deems lost (RFC 6675 IsLost), once each.
     #[inline(never)]
     pub(super) fn rate_mark_lost(&mut self) {
-        if self.rate.is_some() && self.p.recovery == Recovery::Sack {
+        // RACK counts what it marks lost itself (`rack.rs`).
+        if self.rate.is_some() && self.p.recovery == Recovery::Sack && !self.rack_detects() {
             self.mark_lost_below(self.scan().lost_below);
         }
     }
@@ -286,7 +287,7 @@ impl Sender {
             return;
         }
         for s in from..top {
-            if !self.segs[(s - self.una) as usize].sacked() {
+            if !self.segs[(s - self.una) as usize].sacked() && !self.rack_marked_lost(s) {
                 self.rate_seg_lost(s);
             }
         }
@@ -298,7 +299,13 @@ impl Sender {
     /// Segments in flight as Linux counts them (`tcp_packets_in_flight`): outstanding, less
     /// the SACKed and the lost, plus the retransmitted.
     pub(super) fn pipe(&self) -> u64 {
-        if self.p.recovery == Recovery::Sack && self.board.n_sacked > 0 {
+        if let Some(r) = self
+            .rack
+            .as_deref()
+            .filter(|r| r.in_charge(self.st.ca_state))
+        {
+            r.in_flight(self.high - self.una, self.board.n_sacked as u64)
+        } else if self.p.recovery == Recovery::Sack && self.board.n_sacked > 0 {
             self.scan().pipe
         } else {
             self.high - self.una

@@ -26,6 +26,8 @@ impl Sender {
                     self.prr_ack(false);
                 }
             }
+            // RACK decides what is lost instead (`rack.rs`, Linux `tcp_time_to_recover`).
+            _ if self.rack_detects() => {}
             _ => {
                 if self.st.ca_state == CaState::Cwr && self.prr.is_some() {
                     self.prr_ack(false); // a CWR reduction under PRR (`prr.rs`)
@@ -40,7 +42,7 @@ impl Sender {
         }
     }
 
-    fn may_fast_retransmit(&self) -> bool {
+    pub(super) fn may_fast_retransmit(&self) -> bool {
         match self.recover.get() {
             None => true,
             // RFC 6675 §5.1: HighACK ≥ RecoveryPoint; RFC 6582: ack − 1 > recover.
@@ -49,7 +51,7 @@ impl Sender {
         }
     }
 
-    fn enter_recovery(&mut self, io: &mut Io) {
+    pub(super) fn enter_recovery(&mut self, io: &mut Io) {
         self.stats.fast_retransmits = self.stats.fast_retransmits.saturating_add(1);
         // A window already cut for an ECN echo is not cut again for a loss in it (RFC 3168
         // §6.1.2 "at most once per window"; Linux `tcp_enter_recovery`).
@@ -100,7 +102,8 @@ impl Sender {
                 } else if !own {
                     self.st.cwnd = self.st.ssthresh;
                 }
-                if !self.segs[0].sacked() {
+                // With RACK, the lost segments are resent by `rack_send`.
+                if !self.segs[0].sacked() && !self.rack_detects() {
                     self.send_segment(una, io);
                     self.prr_sent();
                     self.set_high_rxt(una + 1);

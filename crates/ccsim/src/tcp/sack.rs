@@ -124,6 +124,9 @@ impl Sender {
             if self.rate.is_some() {
                 self.rate_sacked(new);
             }
+            if self.rack.is_some() {
+                self.rack_sacked(new);
+            }
         }
     }
 

@@ -164,6 +164,9 @@ pub struct Sender {
     pub(super) pace_timer: LazyTimer,
     /// Proportional Rate Reduction's state, for a connection that uses it (`prr.rs`).
     pub(super) prr: Option<Box<Prr>>,
+    /// RACK, TLP and the scoreboard kept over a timeout, for a connection that uses them
+    /// (`rack.rs`, `tlp.rs`).
+    pub(super) rack: Option<Box<super::rack::Rack>>,
 }
 
 impl Sender {
@@ -246,6 +249,7 @@ impl Sender {
             pacer: None,
             pace_timer: LazyTimer::default(),
             prr: None,
+            rack: None,
         };
         let (own_window, wants_pacing) = (s.cc.controls_window(), s.cc.wants_pacing());
         // An external algorithm that reads router feedback gets its XCP headers on the
@@ -255,6 +259,10 @@ impl Sender {
         let mut s = s.with_pacing(p, wants_pacing, ratios);
         if p.prr && p.recovery == Recovery::Sack && !own_window {
             s = s.with_prr();
+        }
+        // As Linux, RACK and TLP need SACK (`tcp_is_sack`).
+        if (p.rack || p.tlp || p.rto_keeps_sack) && p.recovery == Recovery::Sack {
+            s = s.with_rack(p);
         }
         if own_window || feedback {
             s.with_rate_sampling()
@@ -387,7 +395,7 @@ impl Sender {
     pub(super) fn send_segment(&mut self, seg: u64, io: &mut Io) {
         let new = seg >= self.high;
         self.transmit(seg, io);
-        if self.rate.is_some() | self.pacer.is_some() {
+        if self.rate.is_some() | self.pacer.is_some() | self.rack.is_some() {
             self.sent_extras(seg, new, io);
         }
     }
@@ -400,6 +408,9 @@ impl Sender {
         }
         if self.rate.is_some() {
             self.rate_sent(seg, new, now);
+        }
+        if self.rack.is_some() {
+            self.rack_sent(seg, new, now);
         }
         if self.pacer.is_some() {
             // Linux spaces by `skb->len`: the TCP segment with its header, not the IP header.
@@ -432,12 +443,15 @@ impl Sender {
         if !self.established {
             return;
         }
+        if self.rack.is_some() && self.rack_send(io) {
+            return;
+        }
         if self.st.ca_state == CaState::Recovery && self.p.recovery == Recovery::Sack {
             self.sack_send(io);
             return;
         }
         let w = self.window();
-        if self.rate.is_some() | self.pacer.is_some() {
+        if self.rate.is_some() | self.pacer.is_some() | self.rack.is_some() {
             self.send_tracked(w, io);
         } else {
             while self.nxt - self.una < w && self.app_has(self.nxt) {
@@ -496,6 +510,9 @@ impl Sender {
             if pkt.flags & flags::SYN != 0 {
                 self.negotiated(pkt.flags);
                 self.on_syn_ack(io);
+                if self.rack.is_some() {
+                    self.rack_timer_ends(io.now);
+                }
             }
             return;
         }
@@ -517,6 +534,9 @@ impl Sender {
             }
             self.sack_update(&blocks[..wire.len()], io.scratch);
         }
+        if self.rack.is_some() {
+            self.rack_ack(ack, io);
+        }
         // On an ACNS connection ECE carries a command (`acns.rs`), not an ECN echo.
         let ece = self.ecn.on && !self.ecn.acns && self.ecn_signal(pkt.flags);
         let mut feedback_done = false;
@@ -532,6 +552,9 @@ impl Sender {
         } else if ack == self.una && self.una < self.high && pkt.payload == 0 {
             self.on_dupack(io);
         }
+        if self.rack.is_some() {
+            self.rack_may_recover(io);
+        }
         if ece {
             self.on_ece(una0 + sacked0 as u64, self.una > una0);
         }
@@ -539,6 +562,9 @@ impl Sender {
             self.ack_extras(io);
         }
         self.try_send(io);
+        if self.rack.is_some() {
+            self.rack_timer_ends(io.now);
+        }
         self.trace(io);
     }
 
@@ -671,7 +697,7 @@ impl Sender {
     }
 
     /// The retransmission timer fired.
-    fn on_rto(&mut self, io: &mut Io) {
+    pub(super) fn on_rto(&mut self, io: &mut Io) {
         self.st.now = io.now;
         if !self.established {
             self.rtt.back_off();
@@ -701,6 +727,13 @@ impl Sender {
         self.rtt.back_off();
         self.recover = Opt::some(self.high);
         self.dupacks = 0;
+        if self.rack_timeout() {
+            // Linux `tcp_enter_loss`: SACKed segments stay so, the others are resent.
+            self.rto_timer.set_deadline(None);
+            self.try_send(io);
+            self.trace(io);
+            return;
+        }
         // RFC 6675 §5.1 / RFC 2018: forget SACK information and go back to SND.UNA.
         for m in self.segs.iter_mut() {
             m.set_sacked(false);
@@ -745,6 +778,9 @@ impl Timers for Sender {
         }
     }
     fn on_timer(&mut self, name: TimerName, io: &mut Io) {
+        if self.rack.is_some() {
+            return self.rack_on_timer(name, io);
+        }
         match name {
             TimerName::Rto => self.on_rto(io),
             TimerName::Pace => self.on_pace(io),
@@ -754,36 +790,5 @@ impl Timers for Sender {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_segment_record_packs_its_send_time_and_two_marks_in_one_word() {
-        assert_eq!(std::mem::size_of::<SegMeta>(), 8);
-        // The latest time a run may reach (just under 2^62 ns) survives both marks.
-        let late = SimTime((1 << 62) - 1);
-        let mut m = SegMeta::new(late);
-        assert_eq!((m.sent(), m.retx(), m.sacked()), (late, false, false));
-        m.set_sacked(true);
-        assert_eq!((m.sent(), m.retx(), m.sacked()), (late, false, true));
-        // Sent again at 7 ns: a retransmission that keeps its SACK mark until told otherwise.
-        m.resent(SimTime(7));
-        assert_eq!((m.sent(), m.retx(), m.sacked()), (SimTime(7), true, true));
-        m.set_sacked(false);
-        assert_eq!((m.sent(), m.retx(), m.sacked()), (SimTime(7), true, false));
-    }
-
-    /// A connection's state is most of what a flow costs (docs/performance.md, memory: 2 kB
-    /// per flow with its hosts and access links); this pins it, so that growth is a decision.
-    #[test]
-    fn a_connection_takes_808_bytes() {
-        use std::mem::size_of;
-        assert_eq!(size_of::<SenderParams>(), 20);
-        // 0.8: +80 for pacing, delivery-rate sampling and PRR (three pointers, the pacing
-        // timer and five words of Linux's connection state).
-        assert_eq!(size_of::<Sender>(), 680);
-        // 0.9: +8 for Linux's quick-ACK state (a pointer; `tcp/quickack.rs`).
-        assert_eq!(size_of::<super::super::Receiver>(), 128);
-        assert_eq!(size_of::<crate::sim::FlowSlot>(), 808);
-    }
-}
+#[path = "sender_tests.rs"]
+mod tests;

@@ -6,7 +6,7 @@
 use super::{AckSample, TcpState};
 
 /// Segments delivered and reported marked since the round began. 32-bit counts keep DCTCP
-/// within the 24 bytes of the largest other algorithm (`a_connection_takes_808_bytes`).
+/// within the 24 bytes of the largest other algorithm (`a_connection_takes_816_bytes`).
 #[derive(Clone, Debug, Default)]
 pub struct MarkedRound {
     /// The round ends when SND.UNA reaches this segment.
