@@ -148,6 +148,20 @@ CASES = [
     ("infinity", "flows[2].rate", float("inf"), "flows[2].rate", ["inf", "finite"]),
     ("20-digit seed", "seed", 5 * 10**19, "seed", ["2^64 - 1"]),
     ("negative seed", "seed", -1, "seed", ["-1", "0 to 18446744073709551615"]),
+    (
+        "RACK without SACK",
+        "flows[0].tcp",
+        {"recovery": "newreno", "rack": True},
+        "flows[0].tcp.rack",
+        ['recovery = "sack"', '"newreno"'],
+    ),
+    (
+        "PRR without SACK",
+        "flows[0].tcp",
+        {"recovery": "reno", "prr": True},
+        "flows[0].tcp.prr",
+        ['recovery = "sack"', '"reno"'],
+    ),
     ("5,000-digit integer", "flows[0].size", 10**5000, "flows[0].size", ["bits", "2^64 - 1"]),
     (
         "nested thousands deep",

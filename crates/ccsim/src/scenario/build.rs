@@ -417,6 +417,32 @@ pub(super) fn times(
 }
 
 /// Checks a flow's resolved TCP settings; returns its ACNS settings, built, if it uses ACNS.
+/// PRR, RACK-TLP and the timeout that keeps the scoreboard work on the SACK scoreboard: asked
+/// for with another recovery they are refused by name (a profile's default for them simply
+/// does not apply, as in Linux without SACK).
+fn check_sack_only(spec: &TcpSpec, p: &crate::tcp::TcpParams, path: &str) -> Result<()> {
+    if p.recovery == Recovery::Sack {
+        return Ok(());
+    }
+    for (field, asked) in [
+        ("prr", spec.prr),
+        ("rack", spec.rack),
+        ("tlp", spec.tlp),
+        ("rto_keeps_sack", spec.rto_keeps_sack),
+    ] {
+        if asked == Some(true) {
+            return err(
+                format!("{path}.{field}"),
+                format!(
+                    "needs recovery = \"sack\" (this flow's recovery is \"{}\")",
+                    p.recovery.name()
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 fn check_tcp(p: &crate::tcp::TcpParams, path: &str) -> Result<Option<AcnsConfig>> {
     let acns = match &p.acns {
         Some(a) => Some(
@@ -639,6 +665,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
                 let (start, stop) = times(&t.start, &t.stop, path, end)?;
                 let p = sc.defaults.resolve_tcp(&t.tcp);
                 let acns = check_tcp(&p, &format!("{path}.tcp"))?;
+                check_sack_only(&t.tcp, &p, &format!("{path}.tcp"))?;
                 // Flows of one configuration in a row (the usual case) share its built form:
                 // what is fixed in it, CUBIC's parameters, is then held once (`cc/cubic.rs`).
                 let ctx = BuildContext {
