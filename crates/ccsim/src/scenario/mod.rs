@@ -7,6 +7,7 @@ pub mod error;
 pub mod json_schema;
 pub mod profiles;
 pub mod schema;
+mod tcp_check;
 
 pub use error::ScenarioError;
 pub use schema::Scenario;
