@@ -162,6 +162,11 @@ impl General {
 
     #[inline]
     pub fn account(&mut self, now: SimTime) {
+        debug_assert!(
+            now >= self.last_change,
+            "time went back: {now:?} < {:?}",
+            self.last_change
+        );
         let dt = (now - self.last_change).as_nanos() as u128;
         if dt > 0 {
             let stats = &mut self.stats;

@@ -660,8 +660,14 @@ impl Simulation {
             return;
         };
         let events = &mut self.events;
+        let now = self.now;
         let mut arm = |name: TimerName, timer: &mut LazyTimer| {
             if let Some(t) = timer.needs_event() {
+                // An event in the past would run time backwards.
+                debug_assert!(
+                    t >= now,
+                    "timer {name:?} of flow {i} armed for {t:?} at {now:?}"
+                );
                 events.schedule(t, Event::Timer(name, i as u32));
             }
         };

@@ -44,6 +44,9 @@ use crate::util::packed_option::Opt;
 /// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000): added to the reordering timer so that it
 /// fires after the window has passed (`tcp_rack_mark_lost`).
 pub const TIMEOUT_MIN: SimTime = SimTime::from_millis(2);
+/// One jiffy at HZ = 1000: the soonest Linux re-arms a timer (`tcp_rearm_rto`'s
+/// `max(delta_us, 1)` rounded up to jiffies).
+pub const JIFFY: SimTime = SimTime::from_millis(1);
 
 /// Marks per segment (Linux `TCP_SKB_CB(skb)->sacked`; SACKed and ever-retransmitted are in
 /// `SegMeta`).

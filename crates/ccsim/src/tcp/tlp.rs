@@ -25,7 +25,7 @@
 //! (`rack_timer_ends`) the deadline of whichever runs is put in its place.
 
 use super::cc::CaState;
-use super::rack::Pending;
+use super::rack::{Pending, JIFFY};
 use super::sender::Sender;
 use super::timer::TimerName;
 use super::Io;
@@ -96,6 +96,14 @@ impl Sender {
             }
         } else {
             (Pending::Rto, rto_at)
+        };
+        // The RTO takes the timer back from the probe or the reordering window. Its own
+        // deadline may have passed meanwhile (ACKs kept the reordering window running): Linux's
+        // `tcp_rearm_rto` then fires it one jiffy from now. (A deadline the sender has just
+        // set is never in the past; one in the past would run the clock backwards.)
+        let at = match pending {
+            Pending::Rto => at.map(|d| if d < now { now + JIFFY } else { d }),
+            _ => at,
         };
         r.resched = false;
         r.pending = pending;
