@@ -103,7 +103,11 @@ fn ndca_records_its_window_hold() {
 /// held before the burst, grows again after it, and is held again by the end.
 #[test]
 fn ndca_hold_ends_at_a_loss_and_restarts_only_after_recovery() {
-    let flows = r#"{"kind":"tcp","name":"f","src":"s0","dst":"d0","tcp":{"cc":"ndca"}},
+    // The classic loss machinery, as the paper's Reno: the burst ends in a timeout and slow
+    // start. With RACK-TLP and PRR the flow recovers at 7 segments while the CBR flow still
+    // fills the queue, the hold starts there, and it ends only at a smaller BaseRTT or a loss.
+    let flows = r#"{"kind":"tcp","name":"f","src":"s0","dst":"d0","tcp":{"cc":"ndca",
+        "prr":false,"rack":false,"tlp":false,"rto_keeps_sack":false,"receiver_quickack":false}},
         {"kind":"cbr","name":"u","src":"s1","dst":"d1","rate":"9Mbps","start":8,"stop":10}"#;
     let trace = r#""series":["cwnd_hold","recovery","cwnd"],"interval":"10ms""#;
     let queue = r#"{"kind":"droptail","limit":100}"#;

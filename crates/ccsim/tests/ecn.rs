@@ -48,8 +48,9 @@ fn negotiation_fails_cleanly_against_a_non_ecn_receiver() {
     }
 }
 
-/// Two Reno flows through an aggressive marker (min_th 2, max_th 6, max_p 0.5, w_q 0.05).
-fn aggressive(ecn: bool) -> Results {
+/// Two Reno flows through an aggressive marker (min_th 2, max_th 6, max_p 0.5, w_q 0.05), with
+/// the TCP settings `tcp`.
+fn aggressive(tcp: &str) -> Results {
     run_deterministic(&dumbbell(
         "linux",
         2,
@@ -60,7 +61,7 @@ fn aggressive(ecn: bool) -> Results {
         r#"{"kind":"red","min_th":2,"max_th":6,"q_weight":0.05,"max_p":0.5,"ecn":true,"limit":200,
             "mode":"packets","gentle":true,"wait":true,"harddrop":true}"#,
         20.0,
-        &bulk_flows(2, &format!(r#""ecn":{ecn}"#)),
+        &bulk_flows(2, tcp),
         "",
     ))
 }
@@ -70,8 +71,8 @@ fn the_echo_stops_at_cwr_and_senders_react_once_per_window() {
     // Several packets of a window are marked, but a sender halves at most once per round trip.
     // If the receiver never stopped echoing at CWR, or the sender reacted to every echo, the
     // windows would sit at 2 segments and the link mostly idle; instead ECN flows do as well
-    // as flows that see drops, without their retransmissions.
-    let (ecn, plain) = (aggressive(true), aggressive(false));
+    // nearly as well as flows that see drops, without their retransmissions.
+    let (ecn, plain) = (aggressive(r#""ecn":true"#), aggressive(r#""ecn":false"#));
     let marks: u64 = ecn.flows.u64s("ce_marks").iter().sum();
     let reductions = ecn.flows.u64s("ecn_reductions");
     let rtt_min = ecn.flows.f64s("rtt_min_s");
@@ -88,17 +89,32 @@ fn the_echo_stops_at_cwr_and_senders_react_once_per_window() {
         marks > reductions.iter().sum::<u64>(),
         "{marks} marks, {reductions:?}"
     );
+    // Linux spreads the cut over a round trip (PRR in the CWR state): the queue stays above
+    // the thresholds longer than after RFC 3168's halving at once, so the flows cut more
+    // windows (35 and 36 against 31 and 31) and get 0.92 of the dropped flows' goodput
+    // rather than 1.0.
     let goodput = |r: &Results| r.flows.f64s("goodput_bps").iter().sum::<f64>();
+    let at_once = aggressive(r#""ecn":true,"prr":false"#);
+    for (what, r, share) in [("PRR", &ecn, 0.88), ("halving at once", &at_once, 0.97)] {
+        assert!(
+            goodput(r) > share * goodput(&plain),
+            "{what}: {} vs {}",
+            goodput(r),
+            goodput(&plain)
+        );
+    }
+    let cuts = |r: &Results| r.flows.u64s("ecn_reductions").iter().sum::<u64>();
     assert!(
-        goodput(&ecn) > 0.97 * goodput(&plain),
+        cuts(&ecn) > cuts(&at_once),
         "{} vs {}",
-        goodput(&ecn),
-        goodput(&plain)
+        cuts(&ecn),
+        cuts(&at_once)
     );
     assert!(ecn.queues.f64s("utilisation")[0] > 0.7);
     let rtx = |r: &Results| r.flows.u64s("retransmits").iter().sum::<u64>();
+    // (24 against 102 with RACK-TLP, which spares the dropped flows most spurious resends.)
     assert!(
-        5 * rtx(&ecn) < rtx(&plain),
+        3 * rtx(&ecn) < rtx(&plain),
         "{} vs {}",
         rtx(&ecn),
         rtx(&plain)

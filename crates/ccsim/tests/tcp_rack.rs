@@ -5,7 +5,16 @@
 mod common;
 
 use ccsim::results::Results;
-use common::{bulk_flows, dumbbell, on_both_routes, one_flow, run};
+use common::{assert_same_tables, bulk_flows, dumbbell, on_both_routes, one_flow, run};
+
+/// The `linux` profile's loss machinery, each setting given: `on` true, the others false, so
+/// that a run shows what those alone do (the profile turns all five on).
+fn only(on: &[&str]) -> String {
+    ["prr", "rack", "tlp", "rto_keeps_sack", "receiver_quickack"]
+        .iter()
+        .map(|k| format!(r#","{k}":{}"#, on.contains(k)))
+        .collect()
+}
 
 /// `segments` of 1448 bytes over `one_flow("10Mbps", 18 ms)` (Linux's settings, SACK,
 /// handshake) with the extra TCP settings, bottleneck packets `drops` dropped: packet 0 is
@@ -27,13 +36,11 @@ fn finite(segments: u64, drops: &str, extra: &str) -> String {
     )
 }
 
-const RACK_TLP: &str = r#","rack":true,"tlp":true"#;
-
 #[test]
 fn a_lost_last_segment_is_repaired_by_a_probe_without_a_timeout() {
-    let plain = run(&finite(100, "100", ""));
+    let plain = run(&finite(100, "100", &only(&[])));
     assert_eq!(plain.flows.u64s("timeouts"), [1]);
-    let tlp = on_both_routes(&finite(100, "100", RACK_TLP));
+    let tlp = on_both_routes(&finite(100, "100", &only(&["rack", "tlp"])));
     assert_eq!(tlp.flows.u64s("timeouts"), [0]);
     assert_eq!(
         tlp.flows.u64s("retransmits"),
@@ -47,9 +54,9 @@ fn a_lost_last_segment_is_repaired_by_a_probe_without_a_timeout() {
 fn a_lost_tail_of_three_is_found_by_rack_from_the_probe_s_sack() {
     // The probe resends segment 99; its SACK shows 97 and 98 sent a round trip before it:
     // RACK marks them lost and SACK recovery resends them. Without: a timeout.
-    let plain = run(&finite(100, "98,99,100", ""));
+    let plain = run(&finite(100, "98,99,100", &only(&[])));
     assert_eq!(plain.flows.u64s("timeouts"), [1]);
-    let r = on_both_routes(&finite(100, "98,99,100", RACK_TLP));
+    let r = on_both_routes(&finite(100, "98,99,100", &only(&["rack", "tlp"])));
     assert_eq!(r.flows.u64s("timeouts"), [0]);
     assert_eq!(r.flows.u64s("fast_retransmits"), [1]);
     assert_eq!(r.flows.u64s("retransmits"), [3]);
@@ -84,9 +91,9 @@ fn rack_finds_lost_retransmissions_that_took_timeouts() {
     // Without RACK a retransmission lost in fast recovery waits for the RTO (54 timeouts
     // here through Linux's RED, 27 through ns-2's); RACK finds it a round trip later (8), with
     // TLP and PRR as Linux (1).
-    let plain = run(&red(""));
-    let rack = run(&red(r#","rack":true"#));
-    let linux = on_both_routes(&red(r#","rack":true,"tlp":true,"prr":true"#));
+    let plain = run(&red(&only(&[])));
+    let rack = run(&red(&only(&["rack"])));
+    let linux = on_both_routes(&red(&only(&["rack", "tlp", "prr"])));
     let (t0, t1, t2) = (
         sum(&plain, "timeouts"),
         sum(&rack, "timeouts"),
@@ -104,8 +111,8 @@ fn a_timeout_that_keeps_the_scoreboard_resends_about_what_was_lost() {
     // Forgetting the SACKs at a timeout resends segments the receiver holds: here 1094
     // retransmissions for 1042 losses (ns-2's RED: 1036 for 910). Keeping them (Linux), each
     // retransmission repairs a loss (1072 for 1074).
-    let forget = run(&red(""));
-    let keep = on_both_routes(&red(r#","rto_keeps_sack":true"#));
+    let forget = run(&red(&only(&[])));
+    let keep = on_both_routes(&red(&only(&["rto_keeps_sack"])));
     assert!(
         sum(&keep, "timeouts") >= 10,
         "timeouts {}",
@@ -120,10 +127,30 @@ fn a_timeout_that_keeps_the_scoreboard_resends_about_what_was_lost() {
 fn random_loss_with_lost_acks_takes_no_timeout_with_rack_tlp() {
     // 3 % data loss and 5 % ACK loss: the RFC 6675 sender takes 8 timeouts; RACK-TLP with
     // the kept scoreboard none, and resends exactly what was lost.
-    let tcp = r#""recovery":"sack","rto_keeps_sack":true,"rack":true,"tlp":true"#;
+    let tcp = format!(
+        r#""recovery":"sack"{}"#,
+        only(&["rto_keeps_sack", "rack", "tlp"])
+    );
     let loss =
         r#","loss":{"kind":"bernoulli","p":0.03},"loss_reverse":{"kind":"bernoulli","p":0.05}"#;
-    let r = on_both_routes(&one_flow("20Mbps", 20.0, 300, 30.0, tcp, loss, ""));
+    let r = on_both_routes(&one_flow("20Mbps", 20.0, 300, 30.0, &tcp, loss, ""));
     assert_eq!(r.flows.u64s("timeouts"), [0]);
     assert_eq!(r.flows.u64s("retransmits"), r.flows.u64s("packets_dropped"));
+}
+
+#[test]
+fn the_linux_profile_runs_all_five() {
+    // PRR, RACK, TLP, the kept scoreboard and the quick-ACK receiver are the `linux` profile's
+    // defaults, as in current Linux: a flow that names none of them runs as one that turns
+    // all five on, and with them takes a fraction of the classic machinery's timeouts.
+    let all = only(&["prr", "rack", "tlp", "rto_keeps_sack", "receiver_quickack"]);
+    let default = on_both_routes(&red(""));
+    assert_same_tables(&default, &run(&red(&all)), "defaults against all five on");
+    let classic = run(&red(&only(&[])));
+    assert!(
+        3 * sum(&default, "timeouts") < sum(&classic, "timeouts"),
+        "timeouts {} against {} without",
+        sum(&default, "timeouts"),
+        sum(&classic, "timeouts")
+    );
 }

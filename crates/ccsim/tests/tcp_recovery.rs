@@ -235,7 +235,7 @@ fn no_rtt_sample_spans_a_timeout_without_timestamps() {
 #[test]
 fn sack_counts_survive_heavy_loss_with_ack_loss_and_timeouts() {
     let loss =
-        r#","loss":{"kind":"bernoulli","p":0.03},"loss_reverse":{"kind":"bernoulli","p":0.05}"#;
+        r#","loss":{"kind":"bernoulli","p":0.05},"loss_reverse":{"kind":"bernoulli","p":0.05}"#;
     let r = run(&one_flow(
         "20Mbps",
         20.0,

@@ -27,14 +27,18 @@
 //! | queue limit        | 1000 packets (txqueuelen)  | 49 packets (`limit_ 50`)    | 100 packets                  |
 //! | ecn / receiver_ecn | off / on (`tcp_ecn = 2`)   | off (`ecn_ 0`) / on         | off / on                     |
 //! | receiver_accecn    | on (an L4S host)           | on                          | on                           |
-//! | receiver_quickack  | off (Linux: on; see below) | off                         | off                          |
+//! | receiver_quickack  | on (Linux's ACK policy)    | off                         | off                          |
 //! | acns / receiver_acns | off / on                 | off / on                    | off / on                     |
 //! | pacing             | auto (BBR paces)           | auto                        | auto                         |
-//! | prr                | off (Linux: on; with RACK) | off                         | off                          |
-//! | rack, tlp          | off (Linux: on)            | off                         | off                          |
-//! | rto_keeps_sack     | off (Linux: keeps it)      | off (forgets, RFC 6675 5.1) | off (RFC 6675 §5.1)          |
+//! | prr                | on (Linux, RFC 6937)       | off                         | off                          |
+//! | rack, tlp          | on (Linux, RFC 8985)       | off                         | off                          |
+//! | rto_keeps_sack     | on (`tcp_enter_loss`)      | off (forgets, RFC 6675 5.1) | off (RFC 6675 §5.1)          |
 //! | send_jitter        | 0                          | 0 (`overhead_ 0`)           | 0                            |
 //! | pacing_ss/ca_ratio | 200 / 120 % (sysctls)      | 200 / 120 %                 | 200 / 120 %                  |
+//!
+//! PRR, RACK, TLP and `rto_keeps_sack` work on the SACK scoreboard: with another `recovery`
+//! the profile's `on` does not apply (as in Linux without SACK), and asking for them is an
+//! error.
 //!
 //! RED's profile-dependent defaults are in [`Profile::red_defaults`].
 //!
@@ -75,10 +79,10 @@ impl Profile {
                 delayed_ack_timeout: SimTime::from_millis(40),
                 limited_transmit: true,
                 pacing: Pacing::Auto,
-                prr: false,
-                rack: false,
-                tlp: false,
-                rto_keeps_sack: false,
+                prr: true,
+                rack: true,
+                tlp: true,
+                rto_keeps_sack: true,
                 send_jitter: SimTime::ZERO,
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
@@ -92,7 +96,7 @@ impl Profile {
                 ecn: false,
                 receiver_ecn: true,
                 receiver_accecn: true,
-                receiver_quickack: false,
+                receiver_quickack: true,
                 acns: None,
                 receiver_acns: true,
             },

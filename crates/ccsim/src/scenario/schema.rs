@@ -462,7 +462,7 @@ pub struct TcpSpec {
     /// The receiver acknowledges as Linux does: every segment at once in quick-ACK mode (the
     /// first 16 segments, 16 after a gap longer than its RTO, 2 after a CE mark starts an
     /// echo), otherwise once more than a segment's bytes wait. Off: RFC 1122's every second
-    /// segment. Default: linux false for now, ns2 and rfc false.
+    /// segment. Default: linux true, ns2 and rfc false.
     #[serde(default)]
     pub receiver_quickack: Option<bool>,
     /// ACNS (Olšovský 2014): the sender asks routers for commands and answers losses with
@@ -478,28 +478,28 @@ pub struct TcpSpec {
     /// state after an ECN echo, the window follows what is delivered, sending ssthresh/cwnd of
     /// it while the flight is above ssthresh and growing back no faster than slow start below.
     /// Off, cwnd = ssthresh at once (RFC 6675, RFC 3168). SACK connections only (else an
-    /// error). Default off in every profile (Linux has it on; the `linux` profile will follow with
-    /// RACK-TLP).
+    /// error). Default: linux true (as Linux), ns2 and rfc false.
     #[serde(default)]
     pub prr: Option<bool>,
     /// RACK loss detection (RFC 8985 §6, as Linux `tcp_recovery.c`): a segment is lost once
     /// one sent after it is delivered and a reordering window (min_rtt/4, none in recovery)
     /// has passed, with a timer for the window; it replaces the duplicate-ACK threshold and
     /// finds lost retransmissions without a timeout. SACK connections only (else an error).
-    /// Default off in every profile (Linux has it on).
+    /// Default: linux true (as Linux), ns2 and rfc false.
     #[serde(default)]
     pub rack: Option<bool>,
     /// Tail-loss probe (RFC 8985 §7, as Linux `tcp_schedule_loss_probe`): 2·SRTT after the
     /// last transmission (plus 200 ms with one segment in flight, never after the RTO) send
     /// new data or resend the last segment, so that a lost tail is repaired by SACK recovery
-    /// rather than a timeout. SACK connections only (else an error). Default off in every
-    /// profile (Linux has it on).
+    /// rather than a timeout. SACK connections only (else an error). Default: linux true (as
+    /// Linux), ns2 and rfc false.
     #[serde(default)]
     pub tlp: Option<bool>,
     /// A retransmission timeout keeps the SACK scoreboard, marks the rest lost and resends
     /// only what is not SACKed (Linux `tcp_enter_loss`). Off, it forgets the SACK information
     /// and resends everything from the first unacknowledged segment (RFC 6675 §5.1).
-    /// SACK connections only (else an error). Default off in every profile (Linux keeps it).
+    /// SACK connections only (else an error). Default: linux true (as Linux), ns2 and rfc
+    /// false.
     #[serde(default)]
     pub rto_keeps_sack: Option<bool>,
     /// Each segment waits a uniform random time between zero and this before it leaves, in

@@ -356,7 +356,6 @@ impl EcnEcho {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Profile;
     use crate::packet::{wire_seq, Kind};
     use crate::tcp::test_rig::Rig;
     use crate::time::SimTime;
@@ -434,7 +433,7 @@ mod tests {
 
     /// An ECN sender without handshake, 20 segments in flight, receiver window unlimited.
     fn rig() -> Rig {
-        let mut p = Profile::Linux.tcp_defaults();
+        let mut p = crate::tcp::test_rig::classic_linux();
         p.handshake = false;
         p.ecn = true;
         p.initial_window = 20;

@@ -220,11 +220,10 @@ mod tests {
     /// A SACK sender with 20 segments out whose first is lost; every further segment's
     /// duplicate ACK SACKs it. Returns how many segments it sent after each ACK.
     fn recovery_sends(prr: bool) -> Vec<usize> {
-        use crate::config::Profile;
         use crate::tcp::test_rig::Rig;
         use crate::time::SimTime;
 
-        let mut p = Profile::Linux.tcp_defaults();
+        let mut p = crate::tcp::test_rig::classic_linux();
         (p.handshake, p.timestamps, p.mss, p.initial_window) = (false, false, 1000, 20);
         p.prr = prr;
         let mut r = Rig::start(&p);
@@ -261,11 +260,10 @@ mod tests {
     /// how many segments it sent after each ACK (ACK k acknowledges segments below k), and
     /// the window after the last.
     fn cwr_sends(prr: bool, acks: u64) -> (Vec<usize>, f64) {
-        use crate::config::Profile;
         use crate::tcp::test_rig::Rig;
         use crate::time::SimTime;
 
-        let mut p = Profile::Linux.tcp_defaults();
+        let mut p = crate::tcp::test_rig::classic_linux();
         (p.handshake, p.ecn, p.initial_window) = (false, true, 20);
         p.prr = prr;
         let mut r = Rig::start(&p);

@@ -4,7 +4,6 @@ use super::super::test_rig::Rig;
 use super::super::timer::{TimerName, Timers};
 use super::super::tlp::probe_timeout;
 use super::*;
-use crate::config::Profile;
 
 fn ms(x: u64) -> SimTime {
     SimTime::from_millis(x)
@@ -12,7 +11,7 @@ fn ms(x: u64) -> SimTime {
 
 /// Linux's settings with 1000-byte segments, no handshake or timestamps, `iw` segments.
 fn params(iw: u32) -> TcpParams {
-    let mut p = Profile::Linux.tcp_defaults();
+    let mut p = crate::tcp::test_rig::classic_linux();
     (p.handshake, p.timestamps, p.mss, p.initial_window) = (false, false, 1000, iw);
     p
 }
@@ -100,6 +99,25 @@ fn rack_marks_segments_sent_more_than_the_window_before_and_times_the_others() {
         r.s.timer(TimerName::Rto).deadline(),
         Some(ms(45) + r.s.rto())
     );
+}
+
+#[test]
+fn the_rto_taking_the_timer_back_after_its_deadline_is_a_jiffy_away_not_in_the_past() {
+    // Linux `tcp_rearm_rto`: when the RTO takes the shared timer back from the reordering
+    // window (or a probe), the time left is max(delta, 1 µs) rounded up to jiffies, so a
+    // deadline that passed meanwhile fires one jiffy from now. A deadline in the past would
+    // run the simulation's clock backwards.
+    let mut r = rack_after_sack();
+    r.ack(85, 2, false, SimTime::ZERO, Some((6, 7)));
+    assert_eq!(r.s.timer(TimerName::Rto).deadline(), Some(ms(93)));
+    let rto_at = ms(45) + r.s.rto();
+    assert!(rto_at < ms(400), "RTO restarted at 45 ms: {rto_at}");
+    // The reordering timer runs at 400 ms, after the RTO's own deadline: 4 and 5 are lost,
+    // nothing waits, and the RTO runs again, one jiffy from now.
+    r.at(400, |s, io| s.on_timer(TimerName::Rto, io));
+    assert_eq!(r.s.rack_losses(), (4, 0));
+    assert_eq!(r.s.rack.as_deref().unwrap().pending, Pending::Rto);
+    assert_eq!(r.s.timer(TimerName::Rto).deadline(), Some(ms(401)));
 }
 
 #[test]

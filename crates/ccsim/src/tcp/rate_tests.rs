@@ -1,7 +1,6 @@
 //! Rate samples over crafted ACK sequences, worked by hand from Linux `tcp_rate.c`.
 
 use super::*;
-use crate::config::Profile;
 use crate::tcp::cc::{Cc, Reno};
 use crate::tcp::slow_start::SlowStart;
 use crate::tcp::test_rig;
@@ -14,7 +13,7 @@ impl Rig {
     /// A bulk Reno sender of 1000-byte segments sampling the delivery rate: no handshake, no
     /// timestamps (RTTs from send times), initial window 4, started at 1 ms.
     fn new() -> Rig {
-        let mut p = Profile::Linux.tcp_defaults();
+        let mut p = crate::tcp::test_rig::classic_linux();
         p.handshake = false;
         p.timestamps = false;
         p.mss = 1000;

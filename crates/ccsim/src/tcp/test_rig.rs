@@ -8,6 +8,16 @@ use crate::packet::{flags, wire_seq, Kind, Packet};
 use crate::time::SimTime;
 use crate::trace::Recorder;
 
+/// Linux's defaults with the classic machinery: PRR, RACK, TLP, the kept scoreboard and the
+/// quick-ACK receiver off. A test of one mechanism starts here and turns on what it studies,
+/// so that the others do not take part.
+pub(crate) fn classic_linux() -> TcpParams {
+    let mut p = crate::config::Profile::Linux.tcp_defaults();
+    (p.prr, p.rack, p.tlp, p.rto_keeps_sack) = (false, false, false, false);
+    p.receiver_quickack = false;
+    p
+}
+
 pub(crate) struct Rig {
     pub s: Sender,
     pub out: Vec<Packet>,
