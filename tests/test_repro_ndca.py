@@ -174,3 +174,133 @@ def test_setup_constants(setup):
     assert setup.BDP_PKTS == 8500
     assert [setup.loss_label(p) for p in setup.LOSSES] == ["1e-4", "1e-5", "1e-6", "1e-7"]
     assert setup.MAIN_BUFFER in setup.BUFFERS and setup.MAIN_RECOVERY in setup.RECOVERIES
+
+
+# --- interval D: the hold runs ------------------------------------------------------------------
+
+HOLD_BASE = SCEN / "ndca-hold.toml"
+HOLD_GRID = SCEN / "ndca-hold-sweep.toml"
+
+
+@pytest.fixture(scope="module")
+def hold(repro):
+    return importlib.import_module("ndca_hold")
+
+
+def test_hold_scenario_is_four_flows_on_a_fixed_link_with_a_burst():
+    d = ccsim.validate(HOLD_BASE)
+    assert d["defaults"] == "ns2" and d["duration"] == "60s"
+    tcp = [f for f in d["flows"] if f["kind"] == "tcp"]
+    (cbr,) = [f for f in d["flows"] if f["kind"] == "cbr"]
+    assert len(tcp) == 4 and [f.get("start", "0s") for f in tcp] == ["0s", "1s", "2s", "3s"]
+    assert all(f["tcp"]["cc"] == {"kind": "ndca", "n": 10, "alpha": 1.2, "hold": True} for f in tcp)
+    # the burst that raises the RTT: 20 to 30 s, 40 % of the link
+    assert (cbr["start"], cbr["stop"], cbr["rate"]) == ("20s", "30s", "40Mbps")
+    bn = d["topology"]["bottleneck"]
+    assert bn["rate"] == "100Mbps" and "loss" not in bn  # fixed bandwidth, no random loss
+    # a buffer of one BDP: 100 Mb/s x 44 ms / 1500 B = 367 packets
+    assert bn["queue"]["limit"] == round(100e6 * 0.044 / (8 * 1500))
+    # the send jitter must not cap a flow below the link: at most 2 / jitter segments a second
+    assert all(f["tcp"]["send_jitter"] == "50us" for f in tcp) and 2 / 50e-6 > 100e6 / 12000
+
+
+def test_hold_grid_is_settings_by_profiles_by_seeds(hold):
+    scenarios, points = expand(HOLD_GRID)
+    assert len(points) == 5 * 2 * 10
+    settings = {hold.setting_of(s["flows"][0]["tcp"]["cc"]) for s in scenarios}
+    assert settings == set(hold.SETTINGS) == {"off", "1.05", "1.1", "1.2", "1.5"}
+    assert {(s["defaults"], s["flows"][0]["tcp"]["recovery"]) for s in scenarios} == {
+        ("ns2", "reno"),
+        ("linux", "sack"),
+    }
+    for s in scenarios:  # every TCP flow alike, and the hold series recorded
+        ccs = {canonical_json(f["tcp"]["cc"]) for f in s["flows"] if f["kind"] == "tcp"}
+        assert len(ccs) == 1 and "cwnd_hold" in s["trace"]["series"]
+    # the same grid without cross traffic
+    none = hold.hold_sweeps()["none"]
+    base = none.base_scenario()
+    assert [f["kind"] for f in resolve(base, none.points(base)[0])["flows"]] == ["tcp"] * 4
+
+
+def test_hold_statistics_from_the_series(hold):
+    # one flow from 1 s: held 1.0-1.5 s, then from 20 s to the end (60 s), 20 ms samples
+    t = np.round(np.arange(0.0, 60.0, 0.02), 2)
+    held = ((t >= 1.0) & (t < 1.5)) | (t >= 20.0)
+    series = pd.DataFrame(
+        {
+            "point": 0,
+            "series": ["cwnd_hold"] * len(t) + ["cwnd"] * len(t),
+            "time_s": np.concatenate([t, t]),
+            "flow": "ndca2",
+            "value": np.concatenate([held.astype(float), np.where(held, 50.0, 80.0)]),
+        }
+    )
+    (row,) = hold.hold_stats(series, {"ndca2": 1.0}).to_dict("records")
+    since = t >= 1.0
+    assert row["held_share"] == pytest.approx(held[since].mean())
+    assert row["longest_s"] == pytest.approx(40.0)
+    assert row["held_after_burst"] and row["cwnd_held"] == pytest.approx(50.0)
+    # a break after the burst: not held to the end
+    series.loc[(series["series"] == "cwnd_hold") & (series["time_s"] == 45.0), "value"] = 0.0
+    (row,) = hold.hold_stats(series, {"ndca2": 1.0}).to_dict("records")
+    assert not row["held_after_burst"] and row["longest_s"] == pytest.approx(25.0)
+
+
+def test_paired_differences_pair_by_seed(hold):
+    rows = []
+    for seed, base in ((1, 80.0), (2, 90.0), (3, 70.0)):
+        for setting, add in (("off", 0.0), ("1.2", 10.0)):
+            rows.append(
+                {"cross": "burst", "profile": "ns2", "seed": seed, "setting": setting,
+                 "goodput": base + add, "jain": 0.9, "overflow": 5.0, "avg_queue": 1.0,
+                 "rtt_ms": 50.0, "timeouts": 2.0}
+            )  # fmt: skip
+    d = hold.paired_differences(pd.DataFrame(rows)).loc[("burst", "ns2", "1.2")]
+    # the seeds differ by 20 Mb/s, the difference by none: paired, the interval is zero
+    assert d["goodput_mean"] == pytest.approx(10.0) and d["goodput_ci95"] == pytest.approx(0.0)
+
+
+def test_template_sections_are_filled_or_refused(repro):
+    prose = importlib.import_module("ndca_prose")
+    names = set(prose.sections())
+    assert {"intro", "claims_intro", "fig6_intro", "hold", "fig6_full_note"} <= names
+    with pytest.raises(KeyError, match="section 'hold'"):
+        prose.render("hold", hold_seeds=10)
+    assert "$" not in prose.render("claims_intro")
+
+
+def test_full_seeds_out_of_range_is_refused(repro, capsys):
+    with pytest.raises(SystemExit):
+        repro.main(["--full-seeds", "11"])
+    assert "--full-seeds: 11 is not between 0 and 10" in capsys.readouterr().err
+
+
+QUICK = ROOT / "tests" / "repro_quick" / "ndca.json"
+
+
+def test_quick_mode_headline_numbers(repro, tmp_path):
+    """The quick mode (first 20 s of the Fig. 6 grid at 1e-4 and 1e-5; the hold runs with the
+    burst, hold off and α 1.2, both profiles; 3 seeds) against tests/repro_quick/ndca.json
+    (regenerate with `python docs/reproductions/ndca.py --quick --headline
+    tests/repro_quick/ndca.json` where a change of the core moves them on purpose)."""
+    import json
+
+    got = importlib.import_module("ndca_quick").quick(workers=1, out=tmp_path)
+    want = json.loads(QUICK.read_text())
+    assert got["seeds"] == want["seeds"]
+    # NDCA-TCP's start-up never overflows the buffer; the goodputs within 10 %
+    assert got["ndca_overflow_first_20s"] == want["ndca_overflow_first_20s"] == 0
+    assert got["fig6_first_20s"].keys() == want["fig6_first_20s"].keys()
+    for k, w in want["fig6_first_20s"].items():
+        assert got["fig6_first_20s"][k] == pytest.approx(w, rel=0.1), k
+    g, w = got["hold"], want["hold"]
+    assert g.keys() == w.keys()
+    for prof in ("ns2", "linux"):
+        # the hold off never holds; on, the cwnd_hold series shows it acting
+        assert g[f"{prof} off held_share"] == 0 and g[f"{prof} off longest_s"] == 0
+        assert g[f"{prof} 1.2 held_share"] > 0.3
+    tol = {"goodput": (0.05, 1.0), "avg_queue": (0.2, 10.0), "jain": (0.0, 0.05),
+           "held_share": (0.0, 0.1), "longest_s": (0.0, 5.0), "stuck": (0.0, 1.0)}  # fmt: skip
+    for k, v in w.items():
+        rel, abs_ = tol[k.rsplit(" ", 1)[1]]
+        assert g[k] == pytest.approx(v, rel=rel, abs=abs_), k

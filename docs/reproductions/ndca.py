@@ -1,25 +1,30 @@
 """Reproduction of seed paper 003: Park et al., "Design of Network Dependent Congestion
 Avoidance TCP (NDCA-TCP) for Performance Improvement in Broadband Networks": NDCA-TCP against
-HighSpeed TCP on the 2.5 Gb/s / 2.5 Gb/s / 1 Gb/s chain.
+HighSpeed TCP on the 2.5 Gb/s / 2.5 Gb/s / 1 Gb/s chain, and NDCA-TCP's hold (interval D).
 
-    python docs/reproductions/ndca.py               # everything: sweeps, runs, figures, report
-    python docs/reproductions/ndca.py --workers 2   # more local worker processes
-    python docs/reproductions/ndca.py --no-long     # skip the two 30-minute runs (≈ 5 min)
+    python docs/reproductions/ndca.py                  # everything: sweeps, runs, figures, report
+    python docs/reproductions/ndca.py --workers 2      # more processes for the short grids
+    python docs/reproductions/ndca.py --full-seeds 3   # Fig. 6 at 30 min with seeds 1-3 only
+    python docs/reproductions/ndca.py --quick          # < 1 min; --headline FILE keeps its numbers
 
 Runs, with ccsim's sweep facility (one file per finished point, so a rerun or an interrupted
 run computes only what is missing):
 
-- ``results/ndca``: the grid ``scenarios/ndca-sweep.toml`` (Fig. 6: 2 algorithms x 4 loss
-  rates x 10 seeds, 120 s) and the sensitivity grid ``scenarios/ndca-sensitivity-sweep.toml``
-  (buffer x loss recovery, seed 1), which share points;
-- ``results/ndca-startup``: the grid cut at 20 s, for the start-up and what comes after it;
-- ``results/ndca-long``: the paper's 30 minutes, seed 1, at loss 1e-7.
+- ``results/ndca-full``: Fig. 6 as the paper ran it, the grid ``scenarios/ndca-sweep.toml`` at
+  30 simulated minutes, seeds 1 ... 10, one seed after the other with ONE worker process
+  (``--full-seeds`` stops earlier; the report says how many seeds it has);
+- ``results/ndca``: the same grid at 120 s (10 seeds) and the sensitivity grid
+  ``scenarios/ndca-sensitivity-sweep.toml`` (buffer x loss recovery, 5 seeds), which share
+  points;
+- ``results/ndca-startup``: the 120 s grid cut at 20 s, for the start-up and what comes after;
+- ``results/ndca-hold``: interval D's hold off and on at several α, where it acts
+  (``scenarios/ndca-hold-sweep.toml``, see ``ndca_hold.py``).
 
-Runs that need time series (Fig. 5, the per-loss cwnd figure, and the 40 two-flow runs of
-``scenarios/ndca-fairness-sweep.toml`` behind Fig. 7) are run with their traces and saved
-under ``results/ndca-runs/`` and ``results/ndca-fairness/``, one directory per scenario (named
-by the same hash the sweeps use), so they resume too. Figures are drawn with
-``ccsim.plot.plot_series`` into ``docs/reproductions/figures/ndca-*.png`` and the report
+Runs that need time series (Fig. 5, the per-loss cwnd figure, the hold figure and the 40
+two-flow runs of ``scenarios/ndca-fairness-sweep.toml`` behind Fig. 7) are run with their
+traces and saved under ``results/ndca-runs/``, ``results/ndca-hold-runs/`` and
+``results/ndca-fairness/``, one directory per scenario (named by the same hash the sweeps use),
+so they resume too. Figures go to ``docs/reproductions/figures/ndca-*.png`` and the report
 ``docs/reproductions/ndca.md`` is rewritten. Every number in it comes from these runs.
 """
 
@@ -51,6 +56,9 @@ from ndca_figures import (  # noqa: E402
     fig7,
     sensitivity_figure,
 )
+from ndca_hold import HOLD_RUNS_OUT, hold_figure, run_hold  # noqa: E402
+from ndca_hold import figure_scenarios as hold_figure_scenarios  # noqa: E402
+from ndca_quick import quick  # noqa: E402
 from ndca_report import write_report  # noqa: E402
 from ndca_setup import (  # noqa: E402
     ALGS,
@@ -66,14 +74,14 @@ from ndca_setup import (  # noqa: E402
     FIG5_LOSS,
     FIG5_S,
     FIGURES,
+    FULL_OUT,
+    FULL_SEEDS,
     GRID,
     GRID_OUT,
     JAIN_LEVEL,
     JAIN_WINDOW_S,
     LIMIT,
     LINK_BPS,
-    LONG_LOSSES,
-    LONG_OUT,
     LOSS,
     LOSSES,
     MAIN_BUFFER,
@@ -104,27 +112,55 @@ def startup_sweep() -> ccsim.Sweep:
     return sw
 
 
-def long_sweep() -> ccsim.Sweep:
-    """The paper's 30-minute runs at LONG_LOSSES, seed 1."""
+def full_sweep(seed: int) -> ccsim.Sweep:
+    """Fig. 6 as the paper ran it: the grid of ndca-sweep.toml at PAPER_DURATION_S (30
+    simulated minutes), one seed (each seed is its own sweep, so seeds finish whole)."""
     grid = ccsim.load_sweep(GRID)
-    zipped = [dict(g) for g in grid.groups if CC in dict(g)]
     return ccsim.Sweep(
         BASE,
-        {LOSS: LONG_LOSSES},
-        zipped=zipped,
-        seeds=[1],
+        {LOSS: LOSSES},
+        zipped=[dict(g) for g in grid.groups if CC in dict(g)],
+        seeds=[seed],
         overrides={"trace.series": [], "duration": f"{PAPER_DURATION_S:g}s"},
-        name="ndca-long",
+        name=f"ndca-full-seed{seed}",
     )
 
 
-def run_sweeps(workers: int, force: bool, long: bool) -> dict[str, dict]:
+def run_full(seeds: int, force: bool) -> dict:
+    """The 30-minute grid, seeds 1 ... ``seeds`` in order, with ONE worker (these are the
+    longest runs; the machine is shared). Returns the flows and queues of all of them and
+    one timing row for the lot."""
+    parts = [run_grid(full_sweep(s), FULL_OUT, 1, force) for s in range(1, seeds + 1)]
+    timing = {
+        "name": f"ndca-full (seeds 1-{seeds})",
+        "output": parts[0]["timing"]["output"],
+        **{
+            k: sum(p["timing"][k] for p in parts)
+            for k in ("points", "own", "computed", "elapsed_s", "sim_wall_s", "sim_s")
+        },
+        "workers": 1,
+    }
+    fulls = [p["timing"]["full"] for p in parts]
+    timing["full"] = (
+        None
+        if any(f is None for f in fulls)
+        else {"elapsed_s": sum(f["elapsed_s"] for f in fulls), "workers": 1}
+    )
+    return {
+        "flows": pd.concat([p["flows"] for p in parts], ignore_index=True),
+        "queues": pd.concat([p["queues"] for p in parts], ignore_index=True),
+        "points": pd.concat([p["points"] for p in parts], ignore_index=True),
+        "timing": timing,
+    }
+
+
+def run_sweeps(workers: int, force: bool, full_seeds: int) -> dict[str, dict]:
     out = {"main": run_grid(GRID, GRID_OUT, workers, force)}
     out["startup"] = run_grid(startup_sweep(), RESULTS / "ndca-startup", workers, force)
     main_keys = frozenset(out["main"]["points"]["key"])
     out["sensitivity"] = run_grid(SENSITIVITY, GRID_OUT, workers, force, shared=main_keys)
-    if long:
-        out["long"] = run_grid(long_sweep(), LONG_OUT, workers, force)
+    if full_seeds > 0:
+        out["full"] = run_full(full_seeds, force)
     return out
 
 
@@ -375,12 +411,16 @@ def extra_numbers(sw: dict[str, dict], main_pp: pd.DataFrame) -> dict:
     pkts = LINK_BPS / (8 * WIRE) * DURATION_S
     alpha = float(ccsim.validate(BASE)["flows"][0]["tcp"]["cc"]["alpha"])
     nd = main_pp[main_pp["alg"] == "ndca"]
-    t = sw["main"]["timing"]
-    # The grid at the paper's 30 minutes: the simulator's own time per simulated second,
-    # scaled, shared by two worker processes.
-    paper_h = t["sim_wall_s"] / t["sim_s"] * t["points"] * PAPER_DURATION_S / 2 / 3600
+    # The paper's grid (10 seeds x 8 points x 30 minutes) on one core: the measured wall time
+    # of the 30-minute runs done, per seed, times 10 (else the 120 s grid's, scaled).
+    if "full" in sw:
+        full = sw["full"]["points"]
+        per_seed = full["wall_s"].sum() / full["seed"].nunique()
+    else:
+        t = sw["main"]["timing"]
+        per_seed = t["sim_wall_s"] / t["sim_s"] * t["points"] / 10 * PAPER_DURATION_S
     return {
-        "paper_grid_h": paper_h,
+        "paper_grid_h": per_seed * 10 / 3600,
         "path_holds": f"{BDP_PKTS + MAIN_BUFFER:,}",
         "events_m": float(events) / 1e6,
         "pkts_m": pkts / 1e6,
@@ -397,12 +437,28 @@ def extra_numbers(sw: dict[str, dict], main_pp: pd.DataFrame) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
-    ap.add_argument("--no-long", action="store_true", help="skip the 30-minute runs")
+    ap.add_argument(
+        "--full-seeds", type=int, default=FULL_SEEDS,
+        help=f"seeds of the 30-minute Fig. 6 grid, 1 ... N (default {FULL_SEEDS}; 0 skips it)",
+    )  # fmt: skip
+    ap.add_argument("--quick", action="store_true", help="the quick mode only (< 1 minute)")
+    ap.add_argument("--headline", type=Path, help="with --quick: write its numbers here (JSON)")
     args = ap.parse_args(argv)
+    if not 0 <= args.full_seeds <= FULL_SEEDS:
+        ap.error(f"--full-seeds: {args.full_seeds} is not between 0 and {FULL_SEEDS}")
+    if args.headline and not args.quick:
+        ap.error("--headline: only with --quick")
+    if args.quick:
+        got = quick(args.workers, args.force)
+        text = json.dumps(got, indent=1, sort_keys=True) + "\n"
+        if args.headline:
+            args.headline.write_text(text)
+        print(text)
+        return
     t_start = time.perf_counter()
     FIGURES.mkdir(parents=True, exist_ok=True)
 
-    sw = run_sweeps(args.workers, args.force, not args.no_long)
+    sw = run_sweeps(args.workers, args.force, args.full_seeds)
     fig_scen = figure_scenarios()
     figs = saved_runs(fig_scen, RUNS_OUT, args.workers, args.force)
     runs = {
@@ -411,39 +467,46 @@ def main(argv: list[str] | None = None) -> None:
     }
     fair_scen, fair_points = fairness_scenarios()
     fair = saved_runs(fair_scen, FAIR_OUT, args.workers, args.force)
+    hold = run_hold(args.workers, args.force)
+    hold_scen = hold_figure_scenarios()
+    hold_runs = saved_runs(hold_scen, HOLD_RUNS_OUT, args.workers, args.force)
 
     main_pp = per_run(sw["main"], sw["startup"])
     summary = summarise(main_pp, ["alg", LOSS])
     sens_pp = per_run(sw["sensitivity"])
     sens = summarise(sens_pp, [LIMIT, RECOVERY, "alg", LOSS]).sort_index()
-    long = sw["long"]["flows"] if "long" in sw else None
+    full = summarise(per_run(sw["full"]), ["alg", LOSS]) if "full" in sw else None
     jr = jain_runs(fair["results"], fair_points)
     fs = fairness_summary(jr, fair["results"], fair_points)
 
-    rel = lambda p: p.relative_to(DOCS).as_posix()  # noqa: E731
+    rel = lambda p: Path(p).relative_to(DOCS).as_posix()  # noqa: E731
     sens_buffers = sorted({int(b) for b in sens_pp[LIMIT]})
     sens_recs = list(dict.fromkeys(sens_pp[RECOVERY]))
     figures = {
         "fig5": rel(fig5(runs)),
         "cwnd": rel(cwnd_by_loss(runs)),
-        "fig6": rel(fig6(summary, long)),
+        "fig6": rel(fig6(summary, full)),
         "sensitivity": rel(sensitivity_figure(sens, sens_buffers, sens_recs)),
         "fig7": rel(fig7(jr)),
         "fair_tp": rel(fairness_throughput(fair["results"], fair_points)),
+        "hold": rel(hold_figure(hold_scen, hold_runs["results"])),
     }
     timings = [sw[k]["timing"] for k in sw] + [
         {**figs["timing"], "name": "figure runs"},
         {**fair["timing"], "name": "fairness runs"},
+        *hold["timings"],
+        {**hold_runs["timing"], "name": "hold figure runs"},
     ]
     write_report(
         summary=summary,
         sens=sens,
         sens_axes=(sens_buffers, sens_recs),
-        long=long,
+        full=full,
         startup=startup_trace(runs),
         cw_stats=cwnd_stats(runs),
         extra=extra_numbers(sw, main_pp),
         fair=fs,
+        hold=hold,
         timings=timings,
         figures=figures,
         total_s=time.perf_counter() - t_start,

@@ -24,13 +24,11 @@ from ndca_setup import (
     FIG5_S,
     FIGURES,
     JAIN_WINDOW_S,
-    LOSS,
     LOSSES,
     MAIN_BUFFER,
     MAX_GOODPUT_BPS,
     START2,
     STARTS,
-    STARTUP_S,
     alg_of,
     hs_response_bps,
     loss_label,
@@ -99,27 +97,26 @@ def cwnd_by_loss(runs: dict[tuple[str, float], ccsim.Result]) -> Path:
     return path
 
 
-def fig6(summary: pd.DataFrame, long: pd.DataFrame | None) -> Path:
-    """The paper's Fig. 6: mean goodput against the loss rate, 95 % intervals over the seeds,
-    with the RFC 3649 response function of HS-TCP for reference."""
+def fig6(summary: pd.DataFrame, full: pd.DataFrame | None) -> Path:
+    """The paper's Fig. 6: mean goodput against the loss rate, 95 % intervals over the seeds:
+    the paper's 30 minutes (``full``, summarised like ``summary``) and the 120 s grid, with the
+    RFC 3649 response function of HS-TCP for reference."""
     fig, axes = _figure(1, height=4.2, width=8)
     ax = axes[0, 0]
     for alg in ALGS:
+        if full is not None:
+            f = full.loc[alg].reindex(LOSSES)
+            ax.errorbar(
+                LOSSES, f["goodput_mean"] / 1e6, yerr=np.nan_to_num(f["goodput_ci95"]) / 1e6,
+                marker="s", capsize=4, lw=2, color=ALG_COLOUR[alg],
+                label=f"{ALG_LABEL[alg]}, 30 min ({int(f['goodput_n'].min())} seeds)",
+            )  # fmt: skip
         s = summary.loc[alg].reindex(LOSSES)
         ax.errorbar(
-            LOSSES, s["goodput_mean"] / 1e6, yerr=s["goodput_ci95"] / 1e6, marker="o",
-            capsize=3, color=ALG_COLOUR[alg], label=f"{ALG_LABEL[alg]}, {DURATION_LABEL}",
+            LOSSES, s["goodput_mean"] / 1e6, yerr=s["goodput_ci95"] / 1e6, marker="o", ms=3,
+            capsize=2, ls="--", lw=0.9, color=ALG_COLOUR[alg],
+            label=f"{ALG_LABEL[alg]}, {DURATION_LABEL} ({int(s['goodput_n'].min())} seeds)",
         )  # fmt: skip
-        ax.plot(
-            LOSSES, s["late_mean"] / 1e6, ls="--", marker=".", color=ALG_COLOUR[alg],
-            label=f"{ALG_LABEL[alg]}, after the first {STARTUP_S:g} s",
-        )  # fmt: skip
-        if long is not None:
-            lg = long[long["flow"] == alg]
-            ax.plot(
-                lg[LOSS], lg["goodput_bps"] / 1e6, ls="none", marker="*", ms=11,
-                color=ALG_COLOUR[alg], label=f"{ALG_LABEL[alg]}, 30 min (seed 1)",
-            )  # fmt: skip
     p = np.logspace(-7.2, -3.8, 50)
     hs = np.minimum(hs_response_bps(p), MAX_GOODPUT_BPS) / 1e6
     ax.plot(p, hs, color="grey", ls=":", label="RFC 3649 response function (base RTT)")
@@ -131,7 +128,7 @@ def fig6(summary: pd.DataFrame, long: pd.DataFrame | None) -> Path:
     ax.set_ylim(0, 1000)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="x-small", loc="lower right")
-    ax.set_title("ccsim, 10 seeds, 95 % intervals (cf. the paper's Fig. 6)")
+    ax.set_title("ccsim, means and 95 % intervals over the seeds (cf. the paper's Fig. 6)")
     path = FIGURES / "ndca-throughput-vs-loss.png"
     fig.savefig(path, dpi=90)
     return path

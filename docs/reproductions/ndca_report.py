@@ -6,6 +6,8 @@ from __future__ import annotations
 import ccsim
 import numpy as np
 import pandas as pd
+from ndca_hold_report import hold_claim, hold_values
+from ndca_prose import render
 from ndca_setup import (
     ALG_LABEL,
     ALGS,
@@ -16,7 +18,6 @@ from ndca_setup import (
     FIG5_S,
     JAIN_LEVEL,
     JAIN_WINDOW_S,
-    LOSS,
     LOSSES,
     MAIN_BUFFER,
     MAIN_RECOVERY,
@@ -30,7 +31,6 @@ from ndca_setup import (
 )
 from ndca_text import (
     FIDELITY,
-    INTRO,
     SETUP,
     SETUP_NOTES,
     SETUP_ROWS,
@@ -45,38 +45,43 @@ from ndca_text import (
     summary_bullets,
     throughput_prose,
 )
+from repro_provenance import provenance
 
 # --- tables -----------------------------------------------------------------------------------
 
 
-def fig6_table(summary: pd.DataFrame, long: pd.DataFrame | None) -> str:
-    header = [
-        "loss",
-        "random losses per run (NDCA / HS)",
-        "NDCA-TCP (Mb/s)",
-        "HS-TCP (Mb/s)",
-        "NDCA / HS",
-        f"NDCA after {STARTUP_S:g} s",
-        f"HS after {STARTUP_S:g} s",
-    ]
-    if long is not None:
-        header += ["NDCA, 30 min", "HS, 30 min"]
+def fig6_table(summary: pd.DataFrame, full: pd.DataFrame | None) -> str:
+    """Fig. 6's numbers: the 30-minute grid (if run) first, then the 120 s grid."""
+    d = f"{DURATION_S:g} s"
+    header = ["loss"]
+    if full is not None:
+        header += [
+            "random losses per 30 min run (NDCA / HS)", "NDCA-TCP, 30 min (Mb/s)",
+            "HS-TCP, 30 min (Mb/s)", "NDCA / HS, 30 min",
+        ]  # fmt: skip
+    header += [
+        f"NDCA-TCP, {d}", f"HS-TCP, {d}", f"NDCA / HS, {d}",
+        f"NDCA after {STARTUP_S:g} s", f"HS after {STARTUP_S:g} s",
+    ]  # fmt: skip
     rows = []
     for loss in LOSSES:
         n, h = summary.loc[("ndca", loss)], summary.loc[("highspeed", loss)]
-        row = [
-            loss_label(loss),
-            f"{n['random_mean']:.1f} / {h['random_mean']:.1f}",
+        row = [loss_label(loss)]
+        if full is not None:
+            fn, fh = full.loc[("ndca", loss)], full.loc[("highspeed", loss)]
+            row += [
+                f"{fn['random_mean']:.1f} / {fh['random_mean']:.1f}",
+                mbps(fn),
+                mbps(fh),
+                f"{fn['goodput_mean'] / fh['goodput_mean']:.2f}",
+            ]
+        row += [
             mbps(n),
             mbps(h),
             f"{n['goodput_mean'] / h['goodput_mean']:.2f}",
             mbps(n, "late"),
             mbps(h, "late"),
         ]
-        if long is not None:
-            for alg in ALGS:
-                lg = long[(long["flow"] == alg) & np.isclose(long[LOSS], loss)]
-                row.append(fmt(float(lg["goodput_bps"].iloc[0]) / 1e6) if len(lg) else "-")
         rows.append(row)
     return md_table(header, rows)
 
@@ -150,7 +155,10 @@ def sensitivity_table(sens: pd.DataFrame, buffers: list[int], recs: list[str]) -
             row = [f"{b:,}" + (" (main)" if b == MAIN_BUFFER and rec == MAIN_RECOVERY else ""), rec]
             for loss in LOSSES:
                 n, h = sens.loc[(b, rec, "ndca", loss)], sens.loc[(b, rec, "highspeed", loss)]
-                row.append(f"{n['goodput_mean'] / 1e6:.0f} / {h['goodput_mean'] / 1e6:.0f}")
+                row.append(
+                    f"{pm(n['goodput_mean'] / 1e6, n['goodput_ci95'] / 1e6, 0)} / "
+                    f"{pm(h['goodput_mean'] / 1e6, h['goodput_ci95'] / 1e6, 0)}"
+                )
             rows.append(row)
     return md_table(header, rows, "rl" + "r" * len(LOSSES))
 
@@ -246,8 +254,10 @@ def ci_apart(a: pd.Series, b: pd.Series, metric: str = "goodput") -> bool:
     return a[f"{metric}_mean"] - ca > b[f"{metric}_mean"] + cb
 
 
-def claims(summary, trace, cw_stats, st) -> tuple[str, dict]:
-    """The paper's claims next to ccsim's numbers; each verdict is computed from them."""
+def claims(summary, trace, cw_stats, st, full=None, hold=None) -> tuple[str, dict]:
+    """The paper's claims next to ccsim's numbers; each verdict is computed from them. Fig. 6's
+    verdict comes from the 30-minute grid where it was run (the paper's duration), else from
+    the 120 s grid."""
     rows, verdicts = [], {}
     n5, h5 = summary.loc[("ndca", FIG5_LOSS)], summary.loc[("highspeed", FIG5_LOSS)]
     # 1. No overflow in NDCA's start-up (every seed: the mean of non-negative counts is 0).
@@ -292,24 +302,34 @@ def claims(summary, trace, cw_stats, st) -> tuple[str, dict]:
                  if v == "partly" else ""),
         ]
     )  # fmt: skip
-    # 3. Throughput at high loss rates.
-    apart = {loss: ci_apart(summary.loc[("ndca", loss)], summary.loc[("highspeed", loss)])
-             for loss in LOSSES}  # fmt: skip
-    ratio = {
-        loss: summary.loc[("ndca", loss), "goodput_mean"]
-        / summary.loc[("highspeed", loss), "goodput_mean"]
-        for loss in LOSSES
-    }
+
+    # 3. Throughput at high loss rates: the paper's 30 minutes where run, and 120 s.
+    def compare(sm):
+        apart = {x: ci_apart(sm.loc[("ndca", x)], sm.loc[("highspeed", x)]) for x in LOSSES}
+        ratio = {
+            x: sm.loc[("ndca", x), "goodput_mean"] / sm.loc[("highspeed", x), "goodput_mean"]
+            for x in LOSSES
+        }
+        text = (
+            "NDCA / HS-TCP: "
+            + ", ".join(f"{ratio[x]:.2f} at {loss_label(x)}" for x in LOSSES)
+            + "; 95 % intervals apart at "
+            + (", ".join(loss_label(x) for x in LOSSES if apart[x]) or "none")
+        )
+        return apart, ratio, text
+
+    apart, ratio, text = compare(summary)
+    text = f"{DURATION_S:g} s, {int(summary['goodput_n'].min())} seeds: {text}"
+    if full is not None:
+        apart, ratio, text_full = compare(full)
+        text = f"30 min, {int(full['goodput_n'].min())} seeds: {text_full}. {text}"
     high = [x for x in LOSSES if x >= FIG5_LOSS]  # 1e-4 and 1e-5
     v = "reproduced" if all(apart[x] and ratio[x] > 1.5 for x in high) else "not reproduced"
     verdicts["throughput"] = v
     rows.append(
         [
             "Fig. 6: NDCA's throughput is much higher than HS-TCP's at relatively high loss rates",
-            "NDCA / HS-TCP: "
-            + ", ".join(f"{ratio[loss]:.2f} at {loss_label(loss)}" for loss in LOSSES)
-            + "; 95 % intervals apart at "
-            + (", ".join(loss_label(loss) for loss in LOSSES if apart[loss]) or "none"),
+            text,
             v,
         ]
     )
@@ -345,6 +365,10 @@ def claims(summary, trace, cw_stats, st) -> tuple[str, dict]:
             v,
         ]
     )
+    # 5. Interval D (§3.4), from the hold runs.
+    if hold is not None:
+        row, verdicts["hold"] = hold_claim(hold)
+        rows.append(row)
     table = md_table(["the paper", "ccsim", "verdict"], rows, "lll")
     return table, {"ratio": ratio, "apart": apart, "verdicts": verdicts}
 
@@ -356,11 +380,12 @@ def write_report(
     summary: pd.DataFrame,
     sens: pd.DataFrame,
     sens_axes: tuple[list[int], list[str]],
-    long: pd.DataFrame | None,
+    full: pd.DataFrame | None,
     startup: dict[str, dict],
     cw_stats: dict,
     extra: dict,
     fair: pd.DataFrame,
+    hold: dict,
     timings: list[dict],
     figures: dict,
     total_s: float,
@@ -369,9 +394,11 @@ def write_report(
     n_seeds = int(summary["goodput_n"].min())
     sens_seeds = int(sens["goodput_n"].min())
     st = fairness_stats(fair)
-    claim_table, c = claims(summary, startup, cw_stats, st)
+    claim_table, c = claims(summary, startup, cw_stats, st, full, hold)
     v = {
         "version": ccsim.__version__,
+        "core_id": ccsim.build_info()["core_id"],
+        "provenance": provenance(),
         "n_seeds": n_seeds,
         "sens_seeds": "seed 1" if sens_seeds == 1 else f"{sens_seeds} seeds",
         "duration": f"{DURATION_S:g}",
@@ -385,10 +412,19 @@ def write_report(
         "fair_loss": loss_label(FAIR_LOSS),
         "fig5_loss": loss_label(FIG5_LOSS),
         **extra,
+        **full_values(full, extra),
     }
     v["hold_text"] = hold_text(extra)
-    parts = [INTRO.format(**v)]
-    parts.append(summary_bullets(summary, startup, st, sens, buffers, recs, long, c, v))
+    v["hold_threshold_txt"] = f"{extra['hold_threshold']:,.0f}"
+    v["hold_max_queue_txt"] = f"{extra['hold_max_queue']:,.0f}"
+    v["hold_main_verdict"] = (
+        "so in the paper's runs the hold never starts, and on or off they are the same runs"
+        if extra["hold_max_queue"] < extra["hold_threshold"]
+        else "so the hold can start in the paper's runs too"
+    )
+    parts = [render("intro", **v)]
+    parts.append(render("claims_intro") + "\n" + claim_table + "\n")
+    parts.append(summary_bullets(summary, startup, st, sens, buffers, recs, full, c, v))
     setup = md_table(
         ["item", "paper", "ccsim", "why"],
         [[cell.format(**v) for cell in row] for row in SETUP_ROWS],
@@ -408,29 +444,28 @@ def write_report(
         + startup_prose(summary, startup)
     )
     parts.append(
-        "## Throughput against the loss rate (the paper's Fig. 6)\n\n"
-        f"Mean goodput (unique payload delivered ÷ {v['duration']} s) over {n_seeds} seeds ± the "
-        "half-width of the 95 % Student-t interval (`ccsim.aggregate`). The link carries at most "
-        f"{v['max_goodput']} Mb/s of payload. *After {v['startup']} s*: what the same runs "
-        f"delivered from {v['startup']} s to the end, per second, leaving out the start-up. "
-        "*30 min*: the paper's duration, seed 1 only.\n\n"
-        + fig6_table(summary, long)
+        render("fig6_intro", **v)
+        + "\n"
+        + fig6_table(summary, full)
         + f"\n\n![throughput against loss]({figures['fig6']})\n\n"
-        "What happened at the bottleneck (means over the seeds; queues in waiting packets):\n\n"
+        f"What happened at the bottleneck in the {v['duration']} s runs (means over the seeds; "
+        "queues in waiting packets):\n\n"
         + counters_table(summary)
         + f"\n\n![cwnd at each loss rate]({figures['cwnd']})\n\n"
-        + throughput_prose(summary, long)
+        + throughput_prose(summary, full)
+        + render("fig6_full_note", **v)
     )
     parts.append(
         "## Sensitivity to the buffer and the loss recovery\n\n"
         f"`scenarios/ndca-sensitivity-sweep.toml`: the grid with {len(buffers)} buffer sizes and "
-        f"{len(recs)} loss recoveries (both algorithms use the same), {v['sens_seeds']} (the "
-        "main grid's first seed, so its own row repeats that seed, not the 10-seed means). Mean "
-        "goodput, NDCA-TCP / HS-TCP:\n\n"
+        f"{len(recs)} loss recoveries (both algorithms use the same), {v['duration']} s, "
+        f"{v['sens_seeds']} (the main grid's first ones, so its own row is the mean of those "
+        f"seeds, not of all {n_seeds}). Mean goodput ± 95 % intervals, NDCA-TCP / HS-TCP:\n\n"
         + sensitivity_table(sens, buffers, recs)
         + f"\n\n![sensitivity]({figures['sensitivity']})\n\n"
         + sensitivity_prose(sens, buffers, recs)
     )
+    parts.append(render("hold", **v, **hold_values(hold)))
     parts.append(
         "## Fairness of two flows (the paper's Fig. 7)\n\n"
         f"Two flows of one algorithm at loss {v['fair_loss']}, {n_seeds} seeds per case, "
@@ -443,27 +478,53 @@ def write_report(
         + f"![goodput of the two flows]({figures['fair_tp']})\n\n"
         + fairness_prose(st, extra, summary)
     )
-    parts.append(
-        "## The paper's claims and ccsim\n\n"
-        "The paper's figures are not in the text copy, so its claims are what its text says "
-        "about them; ccsim's numbers are from the tables above.\n\n" + claim_table + "\n"
-    )
     parts.append(FIDELITY.format(**v))
     parts.append(run_time(timings, total_s))
     parts.append(closing(summary, startup, st, timings, v))
     REPORT.write_text("\n".join(parts))
 
 
+def full_values(full: pd.DataFrame | None, extra: dict) -> dict:
+    """What the template says about the 30-minute grid: its seeds, why not more, and how its
+    means differ from the 120 s grid's."""
+    h = extra["paper_grid_h"]
+    if full is None:
+        return {
+            "full_seeds_text": "not run this time (`--full-seeds 0`)",
+            "full_core_h": f"{h:.1f}",
+            "full_why": "this invocation skipped them",
+            "full_note": "Not run this time (`--full-seeds 0`).",
+        }
+    k = int(full["goodput_n"].min())
+    why = (
+        "all 10 were run"
+        if k >= 10
+        else f"seeds 1-{k} are what fitted the time this reproduction was given"
+    )
+    return {
+        "full_seeds_text": f"{k} seed{'s' if k > 1 else ''} (1 … {k})",
+        "full_core_h": f"{h:.1f}",
+        "full_why": why,
+        "full_note": (
+            f"{k} seed{'s' if k > 1 else ''} of 30 simulated minutes, run one at a time "
+            f"(measured: about {h / 10 * 60:.0f} minutes of one core per seed, so "
+            f"{h:.1f} hours for the paper's 10). "
+            + ("" if k >= 10 else f"With {k} seeds the intervals are wider than 10 would give. ")
+        ),
+    }
+
+
 def hold_text(extra: dict) -> str:
     thr, top = extra["hold_threshold"], extra["hold_max_queue"]
     if top < thr:
         return (
-            f"- **Interval D never acts in the main grid.** The hold needs an RTT above "
+            f"- **Interval D never acts in the Fig. 5-7 runs.** The hold needs an RTT above "
             f"α·BaseRTT, a queue of {thr:,.0f} packets at 1 Gb/s; NDCA-TCP's largest queue in "
-            f"any run of the grid was {top:,.0f} packets, because its estimate caps the window "
-            "near the BDP, above it the window grows by one packet per round trip, and a random "
-            "loss comes first. Fig. 5's stable window is here the estimate's ceiling, not the "
-            "hold."
+            f"any run of the {DURATION_S:g} s grid was {top:,.0f} packets, because its estimate "
+            "caps the window near the BDP, above it the window grows by one packet per round "
+            "trip, and a random loss comes first. Fig. 5's stable window is here the "
+            "estimate's ceiling, not the hold; [the hold runs](#interval-d-the-hold-where-it-acts) "
+            "show it at work."
         )
     return (
         f"- **Interval D acts in the main grid.** NDCA-TCP's queue reached {top:,.0f} packets, "
