@@ -8,8 +8,9 @@ The paper ran this on its own model of the commands (not ns-2) and gives no para
 the flow count, the sample count and Table 1; the figures themselves are not in its text. Here:
 a 10 Mb/s, 20 ms dumbbell with an ACNS queue of 100 packets, 150 CUBIC flows starting uniformly
 over 100 s with exponential lifetimes of mean 20 s (30 active in the long run),
-DSCPs from N(32, 12) rounded and clipped to 0..63. (Active flows average 24 over the samples,
-fewer early on, up to 44 late.)
+DSCPs from N(32, 12) rounded and clipped to 0..63, the linux profile's TCP (the paper's model
+is not ns-2). ``DRAWS`` independent draws of the flows give the intervals; the figure shows the
+first.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 import ccsim
 import matplotlib
 import numpy as np
+import pandas as pd
+from acns_stats import est
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -29,12 +32,13 @@ MEAN_LIFE_S = 20.0
 PAIRS = 10
 SAMPLES = 50
 SEED = 2014
+DRAWS = 10  # independent draws of the flows (seeds SEED, SEED + 1, ...), for the intervals
 CASES = ("no ACNS", "normal priorities", "priority 0")
 
 
-def flows(case: str) -> tuple[list[dict], np.ndarray]:
-    """The flows of ``case`` and their DSCPs (the same lifetimes in every case)."""
-    rng = np.random.default_rng(SEED)
+def flows(case: str, seed: int = SEED) -> tuple[list[dict], np.ndarray]:
+    """The flows of ``case`` and their DSCPs (the same lifetimes in every case of a draw)."""
+    rng = np.random.default_rng(seed)
     start = np.sort(rng.uniform(0.0, DURATION_S, FLOWS))
     stop = np.minimum(start + rng.exponential(MEAN_LIFE_S, FLOWS), DURATION_S)
     dscp = np.clip(np.rint(rng.normal(32.0, 12.0, FLOWS)), 0, 63).astype(int)
@@ -59,18 +63,18 @@ def flows(case: str) -> tuple[list[dict], np.ndarray]:
     return out, dscp
 
 
-def scenario(case: str) -> dict:
+def scenario(case: str, seed: int = SEED) -> dict:
     queue = {"kind": "droptail" if case == "no ACNS" else "acns", "limit": 100}
     return {
         "name": f"acns-model-{case.replace(' ', '-')}",
         "duration": f"{DURATION_S}s",
-        "seed": SEED,
+        "seed": seed,
         "topology": {
             "kind": "dumbbell",
             "pairs": PAIRS,
             "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": queue},
         },
-        "flows": flows(case)[0],
+        "flows": flows(case, seed)[0],
         "trace": {"series": ["queue", "acns_command"], "interval": "100ms"},
     }
 
@@ -98,31 +102,61 @@ def counts(r: ccsim.Result, case: str) -> dict:
     return out
 
 
-def run_all() -> dict:
-    results = {case: ccsim.run(scenario(case)) for case in CASES}
-    return {case: (results[case], counts(results[case], case)) for case in CASES}
+def stats(r: ccsim.Result, c: dict, seed: int) -> dict:
+    """One case of one draw: active flows and flows in freeze and fallback (means over the
+    samples), the bottleneck's mean queue, utilisation (%) and drops, and the goodput of each
+    DSCP tercile (those of the draw's normal priorities, so that the cases compare)."""
+    q = r.queues
+    b = q[(q["link"] == "bottleneck") & (q["from"] == "left")].iloc[0]
+    _, dscp = flows("normal priorities", seed)
+    tercile = np.digitize(dscp, np.quantile(dscp, [1 / 3, 2 / 3]))
+    bytes_ = r.flows.set_index("flow").loc[[f"f{i}" for i in range(FLOWS)], "bytes_delivered"]
+    by = [float(bytes_.to_numpy()[tercile == k].sum()) * 8 / DURATION_S / 1e6 for k in range(3)]
+    return {
+        "active": float(np.mean(np.add(np.add(c["c1"], c["c2"]), c["c3"]))),
+        "freeze": float(np.mean(c["c2"])),
+        "fallback": float(np.mean(c["c3"])),
+        "queue": float(b["avg_len_pkts"]),
+        "util": 100 * float(b["utilisation"]),
+        "drops": float(b["drops_overflow"]),
+        "low": by[0],
+        "mid": by[1],
+        "high": by[2],
+    }
 
 
-def summary(runs: dict) -> str:
+def run_all(draws: int = DRAWS) -> tuple[dict, pd.DataFrame]:
+    """The three cases for ``draws`` draws of the flows: the first draw's results and counts
+    (for the figure), and one row of ``stats`` per draw and case."""
+    first, rows = {}, []
+    for k in range(draws):
+        for case in CASES:
+            r = ccsim.run(scenario(case, SEED + k))
+            c = counts(r, case)
+            if k == 0:
+                first[case] = (r, c)
+            rows.append({"draw": k, "case": case, **stats(r, c, SEED + k)})
+    return first, pd.DataFrame(rows)
+
+
+def summary(table: pd.DataFrame) -> str:
+    """Mean ± 95 % half-width over the draws of each case's ``stats``."""
     head = (
-        "| case | active flows (mean) | in freeze / fallback (mean per sample) | mean queue "
-        "(packets) | utilisation | drops | goodput by DSCP tercile, low / mid / high (Mb/s) |\n"
-        "| --- | ---: | --- | ---: | ---: | ---: | --- |\n"
+        "| case | active flows | in freeze / fallback (per sample) | mean queue (packets) "
+        "| utilisation (%) | drops | goodput by DSCP tercile, low / mid / high (Mb/s) |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n"
     )
     lines = []
-    for case, (r, c) in runs.items():
-        active = np.add(np.add(c["c1"], c["c2"]), c["c3"])
-        q = r.queues
-        b = q[(q["link"] == "bottleneck") & (q["from"] == "left")].iloc[0]
-        _, dscp = flows("normal priorities")
-        thirds = np.quantile(dscp, [1 / 3, 2 / 3])
-        tercile = np.digitize(dscp, thirds)
-        bytes_ = r.flows["bytes_delivered"].to_numpy()
-        by = [bytes_[tercile == k].sum() * 8 / DURATION_S / 1e6 for k in range(3)]
+    for case in CASES:
+        t = table[table["case"] == case]
+
+        def m(col: str, spec: str = ".1f", t: pd.DataFrame = t) -> str:
+            return est(t[col]).fmt(spec)
+
         lines.append(
-            f"| {case} | {active.mean():.1f} | {np.mean(c['c2']):.1f} / {np.mean(c['c3']):.1f} "
-            f"| {float(b['avg_len_pkts']):.1f} | {float(b['utilisation']):.1%} "
-            f"| {int(b['drops_overflow'])} | {by[0]:.2f} / {by[1]:.2f} / {by[2]:.2f} |\n"
+            f"| {case} | {m('active')} | {m('freeze')} / {m('fallback')} | {m('queue')} "
+            f"| {m('util')} | {m('drops', '.0f')} | {m('low', '.2f')} / {m('mid', '.2f')} / "
+            f"{m('high', '.2f')} |\n"
         )
     return head + "".join(lines)
 
