@@ -80,9 +80,11 @@ pub(super) struct Rack {
     /// Segments in the order they were (re)sent, with the time (Linux `tsorted_sent_queue`);
     /// an entry is stale once its segment is acknowledged, SACKed or sent again.
     sent: VecDeque<(u64, SimTime)>,
-    /// One past the highest segment ever SACKed (Linux `fack`): a never-resent segment
-    /// delivered below it was reordered.
+    /// One past the highest segment ever SACKed (Linux `fack`), and its value when the ACK
+    /// being taken in arrived (`prior_fack`): a never-resent segment this ACK delivers below
+    /// the latter was reordered (Linux `tcp_check_sack_reordering`).
     fack: u64,
+    prior_fack: u64,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment delivered.
     xmit_ts: OptTime,
     end_seq: u64,
@@ -129,6 +131,7 @@ impl Rack {
             hint: 0,
             sent: VecDeque::new(),
             fack: 0,
+            prior_fack: 0,
             xmit_ts: OptTime::NONE,
             end_seq: 0,
             rtt: SimTime::ZERO,
@@ -273,6 +276,14 @@ impl Sender {
         }
     }
 
+    /// An ACK arrives: what it delivers is compared with the SACKs before it (Linux's
+    /// `prior_fack`, taken before `tcp_sacktag_write_queue`).
+    pub(super) fn rack_ack_arrives(&mut self) {
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.prior_fack = r.fack;
+        }
+    }
+
     /// The runs `new` were SACKed for the first time (Linux `tcp_sacktag_one`).
     pub(super) fn rack_sacked(&mut self, new: &[(u64, u64)]) {
         let loss_state = self.st.ca_state == CaState::Loss;
@@ -286,9 +297,10 @@ impl Sender {
                 Self::rack_unmark(r, r.marks[i]);
                 r.marks[i] = 0;
                 r.newly_sacked += 1;
-                // Delivered below the highest SACKed though never resent: reordering (Linux
-                // `tcp_check_sack_reordering`); not after a timeout that forgot the SACKs.
-                if !meta.retx() && s < r.fack && !loss_state {
+                // Delivered below what was SACKed before this ACK though never resent:
+                // reordering (Linux `tcp_check_sack_reordering`); not after a timeout that
+                // forgot the SACKs. A hole this ACK SACKs above is a loss, not reordering.
+                if !meta.retx() && s < r.prior_fack && !loss_state {
                     r.reord_seen = true;
                 }
                 self.rack_advance(s, meta);
@@ -318,7 +330,7 @@ impl Sender {
             if meta.sacked() {
                 sacked_acked += 1;
             } else {
-                if !meta.retx() && s < r.fack && !loss_state {
+                if !meta.retx() && s < r.prior_fack && !loss_state {
                     r.reord_seen = true;
                 }
                 self.rack_advance(s, meta);

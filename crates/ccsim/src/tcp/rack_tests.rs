@@ -121,6 +121,28 @@ fn the_rto_taking_the_timer_back_after_its_deadline_is_a_jiffy_away_not_in_the_p
 }
 
 #[test]
+fn a_hole_below_a_new_sack_is_a_loss_not_reordering() {
+    // Ten segments sent at 1 ms; the ACK at 41 ms acknowledges segment 0 (min_rtt 40 ms).
+    // Segment 2 is lost. The ACK at 42 ms acknowledges 1 and SACKs 3: 1 was delivered below
+    // the highest SACK of *this* ACK, not of an earlier one, so it is no reordering (Linux
+    // compares with `prior_fack`). Without reordering the window is min_rtt/4 = 10 ms until
+    // DupThresh segments are SACKed, then zero (`tcp_rack_reo_wnd`): 2 waits at 42 and 43 ms
+    // and is lost at 44 ms (sent at 1, RACK.rtt 43: 1 + 43 + 0 ≤ 44), not at 54 ms.
+    let mut p = params(10);
+    (p.rack, p.prr) = (true, true);
+    let mut r = Rig::start(&p);
+    r.ack(41, 1, false, SimTime::ZERO, None);
+    r.ack(42, 2, false, SimTime::ZERO, Some((3, 4)));
+    assert!(!r.s.rack.as_deref().unwrap().reord_seen);
+    r.ack(43, 2, false, SimTime::ZERO, Some((3, 5)));
+    assert_eq!(r.s.rack_losses(), (0, 0), "waiting for the window");
+    let out = r.ack(44, 2, false, SimTime::ZERO, Some((3, 6)));
+    assert_eq!(r.s.rack_losses(), (1, 0));
+    assert_eq!(r.s.st.ca_state, CaState::Recovery);
+    assert_eq!(segs_of(&out)[0], 2, "the fast retransmit");
+}
+
+#[test]
 fn rack_finds_a_lost_retransmission() {
     let mut r = rack_after_sack();
     r.ack(85, 2, false, SimTime::ZERO, Some((6, 7)));

@@ -526,6 +526,7 @@ impl Sender {
         }
         // What was delivered before this ACK, for a PRR reduction an ECN echo may start.
         let (una0, sacked0) = (self.una, self.board.n_sacked);
+        self.rack_ack_arrives();
         if self.p.recovery == Recovery::Sack {
             let mut blocks = [(0, 0); MAX_SACK];
             let wire = pkt.sack_blocks();
