@@ -155,7 +155,7 @@ def sensitivity_figure(head: pd.DataFrame, sens: pd.DataFrame) -> Path:
                 marker="o",
                 ms=3,
                 color=COLOUR[v],
-                label=f"{SHORT[v]}, {CASES[case][:7]}",
+                label=f"{SHORT[v]}, {'one flow' if case == 'single' else '4 flows'}",
             )
     axes[2].set_xlabel("Q_th / buffer")
     axes[2].set_title(f"Q_th (buffer {BUFFER})", fontsize=9)
