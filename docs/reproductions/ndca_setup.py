@@ -61,10 +61,6 @@ FIG5_LOSS = 1e-5
 FAIR_LOSS = 1e-5
 JAIN_WINDOW_S = 5.0  # trailing window of the Jain-over-time figure (1 s throughput bins)
 JAIN_LEVEL = 0.95  # "converged": the index of the 1 s bins at or above this
-# The paper's own duration at the loss rate whose 120 s runs see about one random loss: one
-# seed each (an 1800 s run at 1 Gb/s takes minutes).
-LONG_LOSSES = [1e-7]
-LONG_OUT = RESULTS / "ndca-long"
 # Fig. 6 as the paper ran it: the grid at 30 simulated minutes, seeds 1 ... FULL_SEEDS, each
 # seed its own sweep (so an interrupted run keeps whole seeds, and --full-seeds can stop early).
 FULL_OUT = RESULTS / "ndca-full"

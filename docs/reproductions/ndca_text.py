@@ -1,6 +1,7 @@
-"""The words of the paper 003 report (``ndca_report.py`` assembles it): number formatting, the
-fixed prose with placeholders, and the paragraphs written around computed numbers. Every
-number in them comes from the runs or from ``ndca_setup``."""
+"""The words of the paper 003 report that are built in Python (``ndca_report.py`` assembles
+it): number formatting, the setup table's rows, and the paragraphs whose sentences depend on
+computed numbers. The fixed prose is in ``ndca_template.md`` (``ndca_prose.render``). Every
+number comes from the runs or from ``ndca_setup``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from ndca_prose import render
 from ndca_setup import (
     ALG_LABEL,
     ALGS,
@@ -27,98 +29,6 @@ from ndca_setup import (
     loss_label,
     start_label,
 )
-
-SETUP = """\
-## What the paper did
-
-NDCA-TCP changes Reno's window growth in four intervals (the paper's Fig. 1): **A**, slow
-start, whose threshold comes from a bandwidth estimate (TCP-Jersey's, eqs. 3-4) as
-ssthresh = BW·RTT/MSS (eq. 5); **B**, Reno's +1/cwnd per ACK above that threshold; **C**, after
-triple duplicate ACKs the window halves, the estimate restarts, and slow start resumes up to
-the newly measured threshold; **D**, the window is held while the RTT exceeds α·BaseRTT. Its
-Fig. 4 gives the sender's pseudo-code. The ns-2 simulations run on a chain of three links,
-2.5 Gb/s, 2.5 Gb/s and 1 Gb/s with 1, 1 and 49 ms of delay (Fig. 3), and compare NDCA-TCP
-with HighSpeed TCP (RFC 3649): Fig. 5, the window over the first 50 s at a loss probability
-of 1e-5; Fig. 6, the time-averaged throughput at loss probabilities 1e-4 to 1e-7, 30-minute
-runs averaged over 10 seeds; Fig. 7, Jain's index of two flows at 1e-5 over time. The
-figures are not in the text copy and the text gives no numbers: the paper's results are the
-statements its text makes about its figures, which this report sets against ccsim's numbers.
-
-In ccsim, NDCA-TCP is `cc = {{ kind = "ndca", n = 10, alpha = 1.2, hold = true }}`
-(`crates/ccsim/src/tcp/cc/ndca.rs`, Fig. 4 on Reno) and HighSpeed TCP is `cc = "highspeed"`,
-which under the `ns2` profile is ns-2's formula form (`windowOption_ 8`).
-
-## Setup, and where the paper is ambiguous
-
-Scenario files: [`scenarios/ndca.toml`](../../scenarios/ndca.toml) (one point),
-[`scenarios/ndca-sweep.toml`](../../scenarios/ndca-sweep.toml) (Fig. 6: 2 algorithms × 4 loss
-rates × {n_seeds} seeds, {duration} s),
-[`scenarios/ndca-sensitivity-sweep.toml`](../../scenarios/ndca-sensitivity-sweep.toml) (the
-same × 3 buffer sizes × 2 loss recoveries, {sens_seeds}), and
-[`scenarios/ndca-fairness.toml`](../../scenarios/ndca-fairness.toml) with
-[`scenarios/ndca-fairness-sweep.toml`](../../scenarios/ndca-fairness-sweep.toml) (Fig. 7: 2
-algorithms × 2 start times × {n_seeds} seeds). The `ns2` defaults profile supplies what the
-paper leaves to ns-2.35: no delayed ACKs (`TCPSink`), one window increase per ACK, a 200 ms
-minimum RTO, Limited Transmit.
-
-{setup_table}
-"""
-
-SETUP_NOTES = """\
-Where Fig. 4's pseudo-code and the text disagree or are silent, `ndca.rs` follows the
-pseudo-code as the project decided ([design.md](../design.md#ndca-tcp)):
-
-- **Sampling.** The text says that above N segments the estimate is updated "for every N
-  round trip time"; the pseudo-code updates it every ⌊cwnd/N⌋ ACKs, N times per round trip.
-  ccsim follows the pseudo-code.
-- **RTT or BaseRTT.** Eqs. 3-5 weight the estimate and compute the threshold with the RTT;
-  the pseudo-code uses BaseRTT in both (`timeRatio`, `cwnd_essthresh`). ccsim uses BaseRTT.
-  With the RTT, a standing queue would raise the threshold with the queue.
-- **The hold.** "if (BW == maxBW) cwnd = cwnd" is not defined further; §3.4 says the window is
-  held while the RTT exceeds α·BaseRTT, until a smaller BaseRTT or a loss. ccsim compares the
-  smallest RTT sample of each round with α·BaseRTT, α = 1.2 (not given in the paper).
-- **Before the first estimate** (it takes two ACK times) the connection slow-starts under its
-  ordinary ssthresh; after a timeout the estimate is kept and slow start runs up to it.
-"""
-
-FIDELITY = """\
-## Fidelity notes
-
-- **Loss recovery.** ccsim's Reno recovery is RFC 5681's, as ns-2's `Agent/TCP/Reno`: one
-  fast retransmit per window, so several losses in one window usually end in a timeout.
-  After a timeout both resend everything from the first hole (go-back-N), so HS-TCP's
-  retransmissions exceed its drops. Which recovery the paper's HS-TCP used is not known; the
-  sensitivity grid shows what SACK changes.
-- **RTT samples.** ccsim takes an exact RTT sample from every ACK (Karn's rule without
-  timestamps); ns-2 times one segment per round trip in `tcpTick_` units (10 ms by default).
-  NDCA-TCP's BaseRTT and its α·BaseRTT test would be coarser in ns-2: 102 ms reads as 100 or
-  110 ms there, and 1.2 × that is a 20-22 ms queue.
-- **Bursts.** Neither ns-2 nor ccsim paces: every ACK releases its packets back to back at
-  2.5 Gb/s into the 1 Gb/s link. This is why NDCA-TCP's slow starts need a buffer of their
-  own (the sensitivity grid's small buffers).
-- **Not tested.** The abstract and conclusion claim better *RTT* fairness; the paper's
-  experiments use one path, so do these.
-{hold_text}
-"""
-
-CLOSING = """\
-## Closing note: the headline numbers
-
-ccsim, NDCA-TCP against HighSpeed TCP on the 2.5/2.5/1 Gb/s chain (102 ms round trip),
-1500-byte packets, a one-BDP DropTail buffer, Reno recovery for both, loss on the 1 Gb/s
-link, {duration} s, {n_seeds} seeds (means ± 95 % intervals):
-
-{table}
-
-- **Start-up (Fig. 5, loss {fig5_loss}):** overflow drops in the first {startup} s: NDCA-TCP
-  {n_ovf:,.0f}, HS-TCP {h_ovf:,.0f}; largest start-up window {n_peak:.2f} × BDP against
-  {h_peak:.2f} × BDP.
-- **Fairness (Fig. 7, loss {fair_loss}):** mean Jain's index over the first 20 s of the two
-  flows together: {fair}.
-- **Wall time:** {wall}, with two workers on this shared 2-core machine (see
-  [Run time](#run-time)).
-"""
-
 
 # The setup table: (item, the paper, ccsim, why). Placeholders are filled in by the report.
 SETUP_ROWS = [
@@ -172,8 +82,9 @@ SETUP_ROWS = [
         "duration", "30 minutes",
         "**30 minutes** for Fig. 6, {full_seeds_text}; **{duration} s** for the rest",
         "a saturated 1 Gb/s path costs ccsim about {events_m:.1f} million events per simulated "
-        "second, so 10 seeds × 8 points × 30 minutes take about {full_core_h} hours of one "
-        "core on this shared machine; the other studies use {duration} s. A {duration} s run at "
+        "second, so 10 seeds × 8 points × 30 minutes take about {full_core_h} hours of "
+        "simulator time here (one run at a time, other work on both cores); the other studies "
+        "use {duration} s. A {duration} s run at "
         "1 Gb/s sends about {pkts_m:.0f} million packets and so sees about {loss4:,.0f} "
         "random losses at 1e-4 and {loss7:.0f} at 1e-7 (the paper's 30 minutes: "
         "{loss7_paper:.0f})",
@@ -241,11 +152,14 @@ def summary_bullets(summary, startup, st, sens, buffers, recs, full, c, v) -> st
     """The summary; Fig. 6's bullet quotes the 30-minute grid where it was run (``full``,
     summarised like ``summary``), as the claims table does."""
     r, verdicts = c["ratio"], c["verdicts"]
+    if full is not None and int(full["goodput_n"].min()) < 2:
+        full = None  # one seed gives no intervals: the verdict and this bullet use 120 s
     f6 = summary if full is None else full
     f6_label = (
         f"{v['duration']} s, {v['n_seeds']} seeds"
         if full is None
-        else f"30 min, {int(full['goodput_n'].min())} seeds"
+        else f"30 min, {int(full['goodput_n'].min())} seed"
+        + ("s" if int(full["goodput_n"].min()) != 1 else "")
     )
     h5 = summary.loc[("highspeed", FIG5_LOSS)]
     low = [x for x in LOSSES if x < FIG5_LOSS]
@@ -307,7 +221,7 @@ def summary_bullets(summary, startup, st, sens, buffers, recs, full, c, v) -> st
     if full is not None:
         out.append(
             f"- **{v['paper_min']} minutes, as the paper.** Fig. 6 above is the paper's "
-            f"duration with {int(full['goodput_n'].min())} seeds; the {v['duration']} s grid "
+            f"duration with {v['full_seeds_text']}; the {v['duration']} s grid "
             "(10 seeds) gives "
             + ", ".join(
                 f"{summary.loc[('ndca', x), 'goodput_mean'] / 1e6:.0f} vs "
@@ -359,8 +273,18 @@ def throughput_prose(summary, full) -> str:
     return (
         "- **HS-TCP is near its response function** at the high loss rates once its start-up "
         f"is over (goodput after {STARTUP_S:g} s vs RFC 3649's 0.12/p^0.835 segments per "
-        f"round trip at the base RTT: {hs_fit}). Its start-up costs weigh more in "
-        f"{DURATION_S:g} s than they would in 30 minutes.\n"
+        f"round trip at the base RTT: {hs_fit})"
+        + (
+            "; over the paper's 30 minutes, where the start-up is a small part of the run, "
+            "its goodput is "
+            + ", ".join(
+                f"{full.loc[('highspeed', x), 'goodput_mean'] / 1e6:.0f} Mb/s at {loss_label(x)}"
+                for x in high
+            )
+            if full is not None
+            else ""
+        )
+        + ".\n"
         "- **NDCA-TCP recovers from a loss by slow start** up to its new estimate (interval "
         "C): its window climbs back to the BDP along the concave curves of the figure, "
         "where Reno's one packet per round trip would take "
@@ -518,13 +442,16 @@ def closing(summary, startup, st, timings, v) -> str:
         if len(full) == len(timings)
         else "not yet measured from nothing"
     )
-    return CLOSING.format(
-        table=table,
-        n_ovf=summary.loc[("ndca", FIG5_LOSS), "early_overflow_mean"],
-        h_ovf=summary.loc[("highspeed", FIG5_LOSS), "early_overflow_mean"],
-        n_peak=startup["ndca"]["peak_cwnd"] / BDP_PKTS,
-        h_peak=startup["highspeed"]["peak_cwnd"] / BDP_PKTS,
-        fair=fair,
-        wall=wall,
-        **v,
+    return render(
+        "closing",
+        **{
+            **v,
+            "table": table,
+            "n_ovf": f"{summary.loc[('ndca', FIG5_LOSS), 'early_overflow_mean']:,.0f}",
+            "h_ovf": f"{summary.loc[('highspeed', FIG5_LOSS), 'early_overflow_mean']:,.0f}",
+            "n_peak": f"{startup['ndca']['peak_cwnd'] / BDP_PKTS:.2f}",
+            "h_peak": f"{startup['highspeed']['peak_cwnd'] / BDP_PKTS:.2f}",
+            "fair": fair,
+            "wall": wall,
+        },
     )
