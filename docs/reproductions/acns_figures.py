@@ -54,6 +54,7 @@ def buffers(runs: dict) -> Path:
     axes[1].set_ylabel("TCP packets lost")
     for ax in axes:
         ax.set_xscale("log")
+        ax.minorticks_off()  # the log axis's minor labels would overprint the buffers
         ax.set_xticks(BUFFERS, [str(b) for b in BUFFERS])
         ax.set_xlabel("buffer per router port (packets)")
         ax.grid(alpha=0.3)

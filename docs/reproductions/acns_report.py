@@ -342,8 +342,8 @@ def claims(runs: dict) -> tuple[str, dict[str, dict[str, str]]]:
         "report blamed the buffers)", paper_max,
         lambda k: big[k]["rtt_max"].fmt(".3f", " s", signed=True),
         lambda k: effect_verdict(big[k]["rtt_max"], paper_dmax),
-        "larger buffers raise the baseline's maximum to the paper's level and let ACNS cut it, "
-        "by less than the paper; see [buffers](#buffers-and-the-maximum-rtt)",
+        "larger buffers raise the baseline's maximum towards the paper's level and let ACNS "
+        "cut it, by less than the paper; see [buffers](#buffers-and-the-maximum-rtt)",
     )  # fmt: skip
     add(
         "loss", "Nearly no losses with ACNS (Table 9; Conclusions)",
