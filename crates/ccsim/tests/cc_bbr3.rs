@@ -3,8 +3,9 @@
 //! REFILL and UP and entering ProbeRTT every 5 s; under 1 % random loss it keeps most of its
 //! throughput (loss below `loss_thresh` does not set `inflight_hi`); in a shallow buffer where
 //! its probes lose more than 2 %, it bounds its flight where v1 does not, and so takes a
-//! smaller share against CUBIC than v1 — the direction of v3's published change. Every run is
-//! on the fast and the reference route, with identical results.
+//! smaller share against CUBIC than v1 — the direction of v3's published change. Every run
+//! (but the loss test's second and third seeds) is on the fast and the reference route, with
+//! identical results.
 
 mod common;
 
