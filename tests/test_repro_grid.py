@@ -60,3 +60,25 @@ def test_points_shared_with_an_earlier_grid_are_not_its_own(tmp_path):
 def test_output_is_shown_relative_to_the_repository(tmp_path):
     assert grid.shown(grid.ROOT / "results" / "x") == "results/x"
     assert grid.shown(tmp_path) == tmp_path.resolve().as_posix()
+
+
+def test_dask_option_and_grids_on_a_dask_client(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    ap = grid.parser("Reproduces a paper.", dask=True)
+    assert ap.parse_args(["--dask", "tcp://h:8786"]).dask == "tcp://h:8786"
+    assert ap.parse_args([]).dask is None and ap.parse_args([]).workers == 1
+    with pytest.raises(SystemExit):  # a local pool or a cluster, not both
+        ap.parse_args(["--workers", "2", "--dask", "tcp://h:8786"])
+    with pytest.raises(SystemExit):  # a malformed address ends the script, no traceback
+        with grid.dask_client(ap, "no-port"):
+            pass
+    assert "--dask" not in grid.parser("Reproduces a paper.").format_help()
+
+    local = grid.run_grid(sweep(), tmp_path / "local", 0, False)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster, grid.dask_client(ap, cluster.scheduler_address) as client:  # fmt: skip
+        dask = grid.run_grid(sweep(), tmp_path / "dask", 1, False, client=client)
+    assert dask["timing"]["computed"] == 2
+    cols = ["point", "goodput_bps", "end_s"]
+    assert dask["flows"][cols].equals(local["flows"][cols])

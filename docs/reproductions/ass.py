@@ -4,6 +4,7 @@ a 4-node chain.
 
     python docs/reproductions/ass.py               # everything: sweeps, figures, report
     python docs/reproductions/ass.py --workers 2   # more local worker processes
+    python docs/reproductions/ass.py --dask tcp://host:8786  # the grids on a Dask cluster
     python docs/reproductions/ass.py --no-figures  # keep the figures already drawn
 
 Runs, with ccsim's sweep facility (one file per finished point under ``results/``, so a rerun
@@ -30,12 +31,14 @@ chosen by the numbers) and ``ass_text`` (the prose with placeholders).
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import numpy as np
@@ -79,7 +82,7 @@ from ass_setup import (  # noqa: E402, F401  (the tests use CLAIMS and the axis 
     STARTUP,
     SWEEP,
 )
-from repro_grid import parser, run_grid  # noqa: E402
+from repro_grid import dask_client, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -105,7 +108,7 @@ def jitter_sweep(
     )  # fmt: skip
 
 
-def run_all(workers: int, force: bool) -> dict[str, dict]:
+def run_all(workers: int, force: bool, client: Any = None) -> dict[str, dict]:
     seeds = ccsim.load_sweep(SWEEP).replications
     iw1 = ccsim.Sweep(
         BASE,
@@ -114,18 +117,25 @@ def run_all(workers: int, force: bool) -> dict[str, dict]:
         name="ass-iw1",
     )
     return {
-        "main": run_grid(SWEEP, RESULTS / "ass-sweep", workers, force),
+        "main": run_grid(SWEEP, RESULTS / "ass-sweep", workers, force, client=client),
         "startup": run_grid(
-            variant({"duration": STARTUP}, "ass-startup"), RESULTS / "ass-startup", workers, force
+            variant({"duration": STARTUP}, "ass-startup"),
+            RESULTS / "ass-startup",
+            workers,
+            force,
+            client=client,
         ),
         "ts": run_grid(
             variant({"flows.*.tcp.timestamps": True}, "ass-sweep-timestamps"),
             RESULTS / "ass-sweep-timestamps",
             workers,
             force,
+            client=client,
         ),  # fmt: skip
-        "iw1": run_grid(iw1, RESULTS / "ass-iw1", workers, force),
-        "jitter": run_grid(jitter_sweep(seeds), RESULTS / "ass-jitter", workers, force),
+        "iw1": run_grid(iw1, RESULTS / "ass-iw1", workers, force, client=client),
+        "jitter": run_grid(
+            jitter_sweep(seeds), RESULTS / "ass-jitter", workers, force, client=client
+        ),
     }
 
 
@@ -210,7 +220,9 @@ QUICK_SEEDS = 3
 QUICK_IFQS = [15, 50]
 
 
-def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quick") -> dict:
+def quick(
+    workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quick", client: Any = None
+) -> dict:
     """A reduced reproduction for CI (seconds): the first 5 s without loss, IW off, IFQ 15 and
     50, with send jitter; and 250 s with 20 % loss at IFQ 50, IW off; QUICK_SEEDS seeds. Returns
     the headline numbers: the first-5 s split of the paper's pairs (pairwise tests, and seed by
@@ -228,7 +240,7 @@ def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quic
         },
         name="ass-quick-loss",
     )  # fmt: skip
-    f = run_grid(jit, out / "jitter", workers, force)["flows"].copy()
+    f = run_grid(jit, out / "jitter", workers, force, client=client)["flows"].copy()
     f[LOSS] = 0.0
     startup = Grid(f, GRID)
     cases = [
@@ -242,7 +254,7 @@ def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quic
         rel = ccsim_relation(startup, rate, 0.0, iw, q, {a for g in paper for a in g})
         tested = [a + b for a, b in zip(tested, pairs(paper, rel))]
     seeds = per_seed_pairs(startup, cases)
-    g = run_grid(lossy, out / "loss", workers, force)["flows"]
+    g = run_grid(lossy, out / "loss", workers, force, client=client)["flows"]
     diffs = {}
     for rate in RATES:
         x = {a: g[(g[RATE] == rate) & (g[ALG] == a)].sort_values("seed")["goodput_bps"].to_numpy()
@@ -265,7 +277,7 @@ def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "ass-quic
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__)
+    ap = parser(__doc__, dask=True)
     ap.add_argument("--no-figures", action="store_true", help="keep the figures already drawn")
     ap.add_argument(
         "--quick",
@@ -275,8 +287,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
     args = ap.parse_args(argv)
+    with dask_client(ap, args.dask) as client:
+        reproduce(args, argv, client)
+
+
+def reproduce(args: argparse.Namespace, argv: list[str] | None, client: Any) -> None:
+    """What ``main`` does with its options; ``client``: the grids' Dask client, or None."""
+    if client is not None:  # the timings record how many ran the grids: the cluster's threads
+        args.workers = max(1, sum(client.nthreads().values()))
     if args.quick:
-        res = quick(args.workers, args.force)
+        res = quick(args.workers, args.force, client=client)
         text = json.dumps(res, indent=1, sort_keys=True) + "\n"
         if args.headline:
             args.headline.write_text(text)
@@ -284,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
             print(text)
         return
     t0 = time.perf_counter()
-    sw = run_all(args.workers, args.force)
+    sw = run_all(args.workers, args.force, client)
     rto = rto_check(int(sw["main"]["points"]["seed"].nunique()))
     rto.update(start_offsets(int(sw["main"]["points"]["seed"].nunique())))
     figures_s = None

@@ -4,6 +4,7 @@ a three-pair dumbbell.
 
     python docs/reproductions/red_ecn.py              # everything: sweeps, figures, report
     python docs/reproductions/red_ecn.py --workers 2  # more local worker processes
+    python docs/reproductions/red_ecn.py --dask tcp://host:8786  # the grids on Dask
     python docs/reproductions/red_ecn.py --no-readings  # skip the sensitivity grid (≈ 4 min)
     python docs/reproductions/red_ecn.py --quick    # both grids, 3 seeds: headline numbers only
 
@@ -19,9 +20,11 @@ in the report comes from these runs; the prose around them is written here.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import numpy as np
@@ -57,7 +60,7 @@ from red_ecn_setup import (  # noqa: E402
     VARIANT_ORDER,
     VARIANTS,
 )
-from repro_grid import parser, run_grid  # noqa: E402
+from repro_grid import dask_client, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -227,24 +230,29 @@ def red_queue(path: Path) -> dict:
     return {"queue": pt.axes[QUEUE], "wire_bytes": mss + 40}
 
 
-def both_grids(workers: int, force: bool, seeds: int | None, out: Path) -> dict:
+def both_grids(workers: int, force: bool, seeds: int | None, out: Path, client: Any = None) -> dict:
     """The packet-mode and the byte-mode grid (``seeds`` of each, all where None) with their
-    summaries by (variant, queue)."""
+    summaries by (variant, queue); ``client``: a Dask client to run them on."""
     res = {}
     for mode, path in (("packets", GRID), ("bytes", BYTES)):
         sw = ccsim.load_sweep(path)
         if seeds is not None:
             sw.replications = seeds
-        g = run_grid(sw, out / sw.name, workers, force)
+        g = run_grid(sw, out / sw.name, workers, force, client=client)
         g["summary"] = summarise(per_point(g["flows"], g["queues"]), ["variant", "queue"])
         res[mode] = g
     return res
 
 
-def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "red-ecn-quick") -> dict:
+def quick(
+    workers: int = 1,
+    force: bool = False,
+    out: Path = RESULTS / "red-ecn-quick",
+    client: Any = None,
+) -> dict:
     """The quick mode: both grids with QUICK_SEEDS seeds, scored for the two readings of the
     paper's tables; returns the headline numbers (CI compares them with committed ones)."""
-    g = both_grids(workers, force, QUICK_SEEDS, out)
+    g = both_grids(workers, force, QUICK_SEEDS, out, client)
     return {
         "seeds": QUICK_SEEDS,
         **mapping_headline(score({k: v["summary"] for k, v in g.items()})),
@@ -252,7 +260,7 @@ def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "red-ecn-
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__)
+    ap = parser(__doc__, dask=True)
     ap.add_argument("--no-readings", action="store_true", help="skip the sensitivity grid")
     ap.add_argument(
         "--quick",
@@ -262,11 +270,21 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
     args = ap.parse_args(argv)
+    with dask_client(ap, args.dask) as client:
+        reproduce(args, argv, client)
 
+
+def reproduce(args: argparse.Namespace, argv: list[str] | None, client: Any) -> None:
+    """What ``main`` does with its options; ``client``: the grids' Dask client, or None."""
+    if client is not None:  # the timings record how many ran the grids: the cluster's threads
+        args.workers = max(1, sum(client.nthreads().values()))
     if args.quick:
         text = (
             json.dumps(
-                quick(args.workers, args.force), indent=1, sort_keys=True, ensure_ascii=False
+                quick(args.workers, args.force, client=client),
+                indent=1,
+                sort_keys=True,
+                ensure_ascii=False,
             )
             + "\n"
         )
@@ -279,9 +297,10 @@ def main(argv: list[str] | None = None) -> None:
     FIGURES.mkdir(parents=True, exist_ok=True)
 
     def grid(path: Path) -> dict:
-        return run_grid(path, RESULTS / ccsim.load_sweep(path).name, args.workers, args.force)
+        name = ccsim.load_sweep(path).name
+        return run_grid(path, RESULTS / name, args.workers, args.force, client=client)
 
-    grids = both_grids(args.workers, args.force, None, RESULTS)
+    grids = both_grids(args.workers, args.force, None, RESULTS, client)
     main_grid = grids["packets"]
     timing = main_grid["timing"]
     summary = main_grid["summary"]

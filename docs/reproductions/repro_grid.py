@@ -4,22 +4,57 @@ resuming) one sweep with the timing of its last full computation kept beside its
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import ccsim
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def parser(doc: str) -> argparse.ArgumentParser:
+def parser(doc: str, dask: bool = False) -> argparse.ArgumentParser:
     """A script's argument parser, described by its docstring's first paragraph, with the
-    options every reproduction takes: ``--workers`` and ``--force``."""
+    options every reproduction takes: ``--workers`` and ``--force``; with ``dask``, also
+    ``--dask ADDRESS`` (only for a script whose grids all go through :func:`run_grid` with
+    the client of :func:`dask_client`: elsewhere the option would be ignored)."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    pool = ap.add_mutually_exclusive_group() if dask else ap
+    pool.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    if dask:
+        pool.add_argument(
+            "--dask",
+            metavar="ADDRESS",
+            help="run the grids on the Dask scheduler at ADDRESS (tcp://host:8786); the "
+            "single runs (figures, checks) stay in this process",
+        )
     ap.add_argument("--force", action="store_true", help="rerun points already on disk")
     return ap
+
+
+@contextlib.contextmanager
+def dask_client(ap: argparse.ArgumentParser, address: str | None) -> Iterator[Any]:
+    """The ``distributed.Client`` of the scheduler at ``address`` while the block runs (None
+    without an address); a malformed or unreachable address ends the script with a one-line
+    error, as ``ccsim sweep --dask`` does."""
+    if not address:
+        yield None
+        return
+    from ccsim.sweep_exec import DaskCluster
+
+    try:
+        cluster = DaskCluster.connect(address)
+    except ValueError as e:  # a malformed address (sweep_exec.check_address)
+        ap.error(f"--dask: {e}")
+    except (OSError, TimeoutError) as e:
+        ap.exit(1, f"error: cannot reach the Dask scheduler at {address}: {e}\n")
+    try:
+        yield cluster.client
+    finally:
+        cluster.client.close()
 
 
 def shown(path: Path) -> str:
@@ -43,19 +78,23 @@ def run_grid(
     workers: int,
     force: bool,
     shared: frozenset = frozenset(),
+    client: Any = None,
 ) -> dict:
     """Runs (or resumes) one sweep into ``output``; returns its flows, queues and points
     tables and its timing. The timing of the last invocation that computed all of the grid's
     own points is kept in ``output / "<sweep name>_timing.json"``;
     ``shared``: the keys of points that belong to another grid run before this one in the same
-    directory (they are that grid's cost, not this one's)."""
+    directory (they are that grid's cost, not this one's). ``client``: a
+    ``distributed.Client`` to run the points on instead of ``workers`` local processes
+    (``workers`` is then only recorded in the timing)."""
     sw = spec if isinstance(spec, ccsim.Sweep) else ccsim.load_sweep(spec)
     done: list[ccsim.PointDone] = []
     t0 = time.perf_counter()
-    flows = ccsim.sweep(sw, output=output, workers=workers, force=force, on_point=done.append)
+    pool: dict[str, Any] = {"client": client} if client is not None else {"workers": workers}
+    flows = ccsim.sweep(sw, output=output, force=force, on_point=done.append, **pool)
     elapsed = time.perf_counter() - t0
-    queues = ccsim.sweep(sw, output=output, workers=workers, table="queues", progress=False)
-    points = ccsim.sweep(sw, output=output, workers=workers, table="points", progress=False)
+    queues = ccsim.sweep(sw, output=output, table="queues", progress=False, **pool)
+    points = ccsim.sweep(sw, output=output, table="points", progress=False, **pool)
     own = len(set(points["key"]) - shared)
     timing = {
         "name": sw.name,

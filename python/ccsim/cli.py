@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _native
+from .cli_reproduce import add_reproduce_parser
 from .cli_sweep import add_sweep_parser
 from .clip import clip_flows, clip_hint
 from .errors import ScenarioError
@@ -222,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     add_sweep_parser(sub)
+    add_reproduce_parser(sub)
 
     s = sub.add_parser(
         "schema",
