@@ -140,3 +140,21 @@ def test_quick_mode_headline_numbers(repro, tmp_path):
         assert c[f"RED + ECN (bytes) / {v}"]["dropped"] < 0.1 * c[f"RED (bytes) / {v}"]["dropped"]
     assert c["RED (bytes) / Vegas"]["dropped"] == 0
     assert got["wins"]["literal"] > got["wins"]["inferred"]
+
+
+def test_report_opens_with_the_claims_table():
+    """The first table after the provenance paragraph is the claims table, with a verdict
+    column whose every cell is one of the verdicts the rules above it define."""
+    lines = (ROOT / "docs" / "reproductions" / "red-ecn.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("*Provenance:*"))
+    table = []
+    for line in lines[start + 1 :]:
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip("|").split("|")])
+        elif table:
+            break
+    header, rows = table[0], table[2:]
+    assert {"claim", "the paper", "verdict", "reason"} <= set(header), header
+    verdicts = {r[header.index("verdict")].strip("*") for r in rows}
+    assert verdicts <= {"reproduced", "partly", "not reproduced"}, verdicts
+    assert len(rows) >= 5

@@ -14,8 +14,8 @@ grid with RED in ns-2.35's default byte mode ``scenarios/red-ecn-bytes-sweep.tom
 sensitivity grid ``scenarios/red-ecn-readings-sweep.toml`` (``results/red-ecn-readings/``),
 both resumable: a rerun computes only the points not on disk. Then runs the twelve single
 scenarios of the time-series figures (``results/red-ecn-runs/``), writes the PNGs into
-``docs/reproductions/figures/`` and regenerates ``docs/reproductions/red-ecn.md``. Every number
-in the report comes from these runs; the prose around them is written here.
+``docs/reproductions/figures/`` and regenerates ``docs/reproductions/red-ecn.md`` from
+``red_ecn_template.md`` (``red_ecn_report``). Every number in the report comes from these runs.
 """
 
 from __future__ import annotations
