@@ -98,6 +98,14 @@ class Data:
     def sens(self, by: list[str], metrics: list[str], **eq) -> pd.DataFrame:
         return summarise(self.select(**eq), by, metrics)
 
+    def buffers(self) -> pd.DataFrame:
+        """The buffer sweep (ns2 profile, SACK, printed factors, Q_th half the buffer) by
+        (case, variant, buffer)."""
+        rows = self.select()
+        rows = rows[rows["qth"].isna()]
+        by = ["case", "variant", "buffer"]
+        return summarise(rows, by, ["utilisation", "drops", "timeouts"]).set_index(by)
+
 
 # --- verdicts -----------------------------------------------------------------------------
 
@@ -392,14 +400,7 @@ def qth_table(d: Data) -> str:
 
 
 def buffer_table(d: Data) -> str:
-    rows = d.rows[
-        (d.rows["profile"] == "ns2")
-        & (d.rows["recovery"] == "sack")
-        & (d.rows["factors"] == "")
-        & (d.rows["qth"].isna())
-    ]
-    s = summarise(rows, ["case", "variant", "buffer"], ["utilisation", "drops", "timeouts"])
-    s = s.set_index(["case", "variant", "buffer"])
+    s = d.buffers()
     out = []
     for b in BUFFERS:
         out.append(

@@ -210,14 +210,7 @@ def qth_prose(d: Data) -> str:
 
 
 def buffer_prose(d: Data) -> str:
-    rows = d.rows[
-        (d.rows["profile"] == "ns2")
-        & (d.rows["recovery"] == "sack")
-        & (d.rows["factors"] == "")
-        & (d.rows["qth"].isna())
-    ]
-    s = summarise(rows, ["case", "variant", "buffer"], ["utilisation", "drops", "timeouts"])
-    s = s.set_index(["case", "variant", "buffer"])
+    s = d.buffers()
     small = BUFFERS[0]
     x = s.loc[("single", "xcp", small)]
     x4 = s.loc[("same", "xcp", small)]
