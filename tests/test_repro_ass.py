@@ -138,3 +138,72 @@ def test_quick_mode_headline_numbers(tmp_path):
         assert g["half_width"] == pytest.approx(w["half_width"], rel=0.15, abs=1.0), k
     # every pair the paper orders is counted once, whichever way
     assert sum(got["startup_split_tested"]) == sum(want["startup_split_tested"])
+
+
+def test_template_opens_with_the_claims_table():
+    """ass_template.md: the first table after the provenance paragraph is the claims table
+    (``${claims}``), before the summary and the setup table."""
+    lines = (ROOT / "docs" / "reproductions" / "ass_template.md").read_text().splitlines()
+    start = lines.index("${provenance}")
+    first = next(line for line in lines[start + 1 :] if line.startswith(("|", "${")))
+    assert first == "${claims}"
+
+
+def _claims(ifq_effect: float) -> dict[str, str]:
+    """The claims table's verdicts, by the start of each claim, on made-up goodputs with known
+    answers: 3 and 4 identical, LSS well behind, ASS2 ahead; with 20 % loss ASS2 gains
+    ``ifq_effect`` (a fraction) at IFQ 5 only."""
+    import itertools
+
+    import pandas as pd
+
+    _script()  # puts docs/reproductions on sys.path
+    import ass_claims
+    from ass_rank import Grid
+    from ass_setup import ALG, ALGS, GRID, IFQS, IW, IWS, LIMIT, LOSS, LOSSES, RATE, RATES
+
+    noise = np.random.default_rng(1).normal(0.0, 0.1, 10)
+    base = {"limited": 90.0, "ass2": 100.0, "ass3": 95.0, "ass4": 95.0}
+    rows = []
+    for rate, loss, iw, q, a in itertools.product(RATES, LOSSES, IWS, IFQS, ALGS):
+        gain = 1 + ifq_effect if (loss and q == 5 and a == "ass2") else 1.0
+        for seed, n in enumerate(noise, 1):
+            rows.append({RATE: rate, LOSS: loss, IW: iw, LIMIT: q - 1, ALG: a, "seed": seed,
+                         "goodput_bps": (base[a] * gain + n) * 1e3})  # fmt: skip
+    v = {
+        "spread_03": 0.1, "spread_10": 0.1, "ovf5": 1.0, "rnd5": 800.0, "iwgap_03": 0.1,
+        "iwgap_10": 0.1, "same34_03": "identical", "same34_10": "identical",
+        "d21_10": 10.0, "h21_10": 1.0, "d31_10": 5.0, "h31_10": 1.0,
+        "d23_10": 2.4, "h23_10": 2.3, "d23_03": 2.1, "h23_03": 1.3, "spread10": 0.2,
+        "n_best5": 0, "split250_tested": "60/40/13", "split5_tested": "30/60/23",
+        "split250_seed": "-", "split5_seed": "-", "n_lossless_claims": 24,
+        "n_ass2_alone_250": 2, "n_ass2_alone_loss": 5, "n_lossless_cases": 24,
+        "n_loss_cases": 24, "n_ass2_alone_5": 0, "ass2_behind": 1.0, "gain03": 4.0,
+    }  # fmt: skip
+    table = ass_claims.claims_table(Grid(pd.DataFrame(rows), GRID), v).splitlines()
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    assert "verdict" in head and "claim" in head
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    return {r[0]: r[head.index("verdict")].strip("*") for r in cells}
+
+
+def test_claims_table_verdicts_follow_the_stated_rules():
+    got = _claims(0.0)
+    want = {
+        "With 20 % loss the IFQ": "holds",
+        "With 20 % loss the larger initial window": "holds",
+        "With 20 % loss algorithms 3 and 4": "holds",
+        "With 20 % loss at 10 Mb/s algorithm 1": "holds",
+        "At 10 Mb/s with 20 % loss ASS2 is ahead": "holds",  # +2.4 ± 2.3: excludes zero
+        "At 0.3 Mb/s with 20 % loss algorithms 3 and 4": "does not hold",  # the other way
+        "The paper's rankings of the four algorithms without loss, over 250 s": "holds",
+        "The paper's rankings of the four algorithms without loss, over the first": "partly",
+        "ASS (algorithm 2) is the best": "does not hold",  # 7 of 48
+    }
+    for start, verdict in want.items():
+        (claim,) = [c for c in got if c.startswith(start)]
+        assert got[claim] == verdict, claim
+    # ASS2 10 % ahead at IFQ 5 with loss: the IFQ matters, and the verdict says so
+    moved = _claims(0.10)
+    (claim,) = [c for c in moved if c.startswith("With 20 % loss the IFQ")]
+    assert moved[claim] == "does not hold"

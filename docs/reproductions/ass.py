@@ -25,8 +25,9 @@ run per configuration (seed 1) with cwnd and goodput traces, drawn with ccsim's 
 ``ccsim.plot.plot_series`` into ``docs/reproductions/figures/ass-*.png``, and rewrites
 ``docs/reproductions/ass.md``. Every number in the report comes from these runs. The script is
 split by concept: ``ass_setup`` (paths, axes, the paper's rankings), ``ass_rank`` (ranking
-rules), ``ass_figures``, ``ass_report`` (tables and numbers), ``ass_verdicts`` (sentences
-chosen by the numbers) and ``ass_text`` (the prose with placeholders).
+rules), ``ass_figures``, ``ass_report`` (tables and numbers), ``ass_claims`` (the claims table
+and its verdicts), ``ass_verdicts`` (sentences chosen by the numbers) and ``ass_template.md``
+(the prose with ``string.Template`` placeholders).
 """
 
 from __future__ import annotations
