@@ -207,3 +207,21 @@ def test_claims_table_verdicts_follow_the_stated_rules():
     moved = _claims(0.10)
     (claim,) = [c for c in moved if c.startswith("With 20 % loss the IFQ")]
     assert moved[claim] == "does not hold"
+
+
+def test_report_opens_with_the_claims_table():
+    """The first table after the provenance paragraph of the committed report is the claims
+    table, each verdict one of the rules' three."""
+    lines = (ROOT / "docs" / "reproductions" / "ass.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("*Provenance:*"))
+    table = []
+    for line in lines[start + 1 :]:
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip("|").split("|")])
+        elif table:
+            break
+    header, rows = table[0], table[2:]
+    assert {"claim", "the paper", "verdict", "reason"} <= set(header), header
+    verdicts = {r[header.index("verdict")].strip("*") for r in rows}
+    assert verdicts <= {"holds", "partly", "does not hold"}, verdicts
+    assert len(rows) >= 5
