@@ -10,6 +10,19 @@ from ccsim.sweep_spec import check
 SCRIPTS = Path(__file__).resolve().parent.parent / "docs" / "reproductions"
 
 
+def claims_table(report: Path) -> tuple[list[str], list[list[str]]]:
+    """The first Markdown table after a report's provenance paragraph: its header and rows."""
+    lines = report.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("*Provenance:*"))
+    table = []
+    for line in lines[start + 1 :]:
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip("|").split("|")])
+        elif table:
+            break
+    return table[0], table[2:]
+
+
 def load_script(name: str):
     """`docs/reproductions/<name>.py` as a module (its folder goes on sys.path, so the
     modules beside it import too)."""

@@ -11,7 +11,7 @@ ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
 from ccsim.sweep_spec import check, resolve  # noqa: E402
-from repro_support import load_script  # noqa: E402
+from repro_support import claims_table, load_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "scenarios" / "ass-chain.toml"
@@ -212,15 +212,7 @@ def test_claims_table_verdicts_follow_the_stated_rules():
 def test_report_opens_with_the_claims_table():
     """The first table after the provenance paragraph of the committed report is the claims
     table, each verdict one of the rules' three."""
-    lines = (ROOT / "docs" / "reproductions" / "ass.md").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("*Provenance:*"))
-    table = []
-    for line in lines[start + 1 :]:
-        if line.startswith("|"):
-            table.append([c.strip() for c in line.strip("|").split("|")])
-        elif table:
-            break
-    header, rows = table[0], table[2:]
+    header, rows = claims_table(ROOT / "docs" / "reproductions" / "ass.md")
     assert {"claim", "the paper", "verdict", "reason"} <= set(header), header
     verdicts = {r[header.index("verdict")].strip("*") for r in rows}
     assert verdicts <= {"holds", "partly", "does not hold"}, verdicts

@@ -11,7 +11,7 @@ import pytest
 ccsim = pytest.importorskip("ccsim")
 pytest.importorskip("ccsim._core")
 
-from repro_support import load_script, validated_points  # noqa: E402
+from repro_support import claims_table, load_script, validated_points  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "scenarios" / "red-ecn.toml"
@@ -145,15 +145,7 @@ def test_quick_mode_headline_numbers(repro, tmp_path):
 def test_report_opens_with_the_claims_table():
     """The first table after the provenance paragraph is the claims table, with a verdict
     column whose every cell is one of the verdicts the rules above it define."""
-    lines = (ROOT / "docs" / "reproductions" / "red-ecn.md").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("*Provenance:*"))
-    table = []
-    for line in lines[start + 1 :]:
-        if line.startswith("|"):
-            table.append([c.strip() for c in line.strip("|").split("|")])
-        elif table:
-            break
-    header, rows = table[0], table[2:]
+    header, rows = claims_table(ROOT / "docs" / "reproductions" / "red-ecn.md")
     assert {"claim", "the paper", "verdict", "reason"} <= set(header), header
     verdicts = {r[header.index("verdict")].strip("*") for r in rows}
     assert verdicts <= {"reproduced", "partly", "not reproduced"}, verdicts

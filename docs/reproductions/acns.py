@@ -55,7 +55,7 @@ from acns_setup import (  # noqa: E402, F401  (the tests use them)
     start_shifts,
 )
 from acns_stats import diff, paired, per_run  # noqa: E402
-from repro_grid import parser  # noqa: E402
+from repro_grid import headline, parser  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -164,11 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
     args = ap.parse_args(argv)
     if args.quick:
-        text = json.dumps(quick(args.workers, args.force), indent=1, sort_keys=True) + "\n"
-        if args.headline:
-            args.headline.write_text(text)
-        else:
-            print(text)
+        headline(quick(args.workers, args.force), args.headline)
         return
     # The report's modules import matplotlib; only the full run needs them.
     from acns_figures import make_figures

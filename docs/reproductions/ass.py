@@ -83,7 +83,7 @@ from ass_setup import (  # noqa: E402, F401  (the tests use CLAIMS and the axis 
     STARTUP,
     SWEEP,
 )
-from repro_grid import dask_client, parser, run_grid  # noqa: E402
+from repro_grid import dask_client, headline, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -297,12 +297,7 @@ def reproduce(args: argparse.Namespace, argv: list[str] | None, client: Any) -> 
     if client is not None:  # the timings record how many ran the grids: the cluster's threads
         args.workers = max(1, sum(client.nthreads().values()))
     if args.quick:
-        res = quick(args.workers, args.force, client=client)
-        text = json.dumps(res, indent=1, sort_keys=True) + "\n"
-        if args.headline:
-            args.headline.write_text(text)
-        else:
-            print(text)
+        headline(quick(args.workers, args.force, client=client), args.headline)
         return
     t0 = time.perf_counter()
     sw = run_all(args.workers, args.force, client)

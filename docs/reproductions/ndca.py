@@ -97,7 +97,7 @@ from ndca_setup import (  # noqa: E402
     WIRE,
     alg_of,
 )
-from repro_grid import keep_timing, parser, run_grid, shown  # noqa: E402
+from repro_grid import headline, keep_timing, parser, run_grid, shown  # noqa: E402
 
 RUNS_OUT = RESULTS / "ndca-runs"  # the single runs behind the time-series figures
 
@@ -449,11 +449,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.headline and not args.quick:
         ap.error("--headline: only with --quick")
     if args.quick:
-        got = quick(args.workers, args.force)
-        text = json.dumps(got, indent=1, sort_keys=True) + "\n"
-        if args.headline:
-            args.headline.write_text(text)
-        print(text)
+        headline(quick(args.workers, args.force), args.headline)
         return
     t_start = time.perf_counter()
     FIGURES.mkdir(parents=True, exist_ok=True)

@@ -60,7 +60,7 @@ from red_ecn_setup import (  # noqa: E402
     VARIANT_ORDER,
     VARIANTS,
 )
-from repro_grid import dask_client, parser, run_grid  # noqa: E402
+from repro_grid import dask_client, headline, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -279,19 +279,7 @@ def reproduce(args: argparse.Namespace, argv: list[str] | None, client: Any) -> 
     if client is not None:  # the timings record how many ran the grids: the cluster's threads
         args.workers = max(1, sum(client.nthreads().values()))
     if args.quick:
-        text = (
-            json.dumps(
-                quick(args.workers, args.force, client=client),
-                indent=1,
-                sort_keys=True,
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
-        if args.headline:
-            args.headline.write_text(text)
-        else:
-            print(text)
+        headline(quick(args.workers, args.force, client=client), args.headline)
         return
 
     FIGURES.mkdir(parents=True, exist_ok=True)

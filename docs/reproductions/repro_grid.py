@@ -57,6 +57,16 @@ def dask_client(ap: argparse.ArgumentParser, address: str | None) -> Iterator[An
         cluster.client.close()
 
 
+def headline(numbers: dict, path: Path | None) -> None:
+    """Quick mode's headline numbers as JSON: written to ``path`` (``--headline``, the file the
+    tests compare with), else printed."""
+    text = json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if path:
+        path.write_text(text)
+    else:
+        print(text)
+
+
 def shown(path: Path) -> str:
     """``path`` relative to the repository, where it lies inside it."""
     path = path.resolve()

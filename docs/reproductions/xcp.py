@@ -17,7 +17,6 @@ the buffer, the loss recovery and the defaults profile. Writes the figures into
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from repro_grid import headline  # noqa: E402
 from xcp_runs import run_all, summarise  # noqa: E402
 from xcp_setup import (  # noqa: E402
     BUFFER,
@@ -151,11 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.headline and not args.quick:
         ap.error("--headline goes with --quick")
     if args.quick:
-        got = quick(args.workers)
-        text = json.dumps(got, indent=1, sort_keys=True)
-        print(text)
-        if args.headline:
-            args.headline.write_text(text + "\n")
+        headline(quick(args.workers), args.headline)
         return
     full(args.workers)
 
