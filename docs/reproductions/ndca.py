@@ -11,8 +11,9 @@ Runs, with ccsim's sweep facility (one file per finished point, so a rerun or an
 run computes only what is missing):
 
 - ``results/ndca-full``: Fig. 6 as the paper ran it, the grid ``scenarios/ndca-sweep.toml`` at
-  30 simulated minutes, seeds 1 ... 10, one seed after the other with ONE worker process
-  (``--full-seeds`` stops earlier; the report says how many seeds it has);
+  30 simulated minutes, seeds 1 ... 10, one seed after the other, each seed's points over the
+  ``--workers`` processes (``--full-seeds`` stops earlier; the report says how many seeds it
+  has);
 - ``results/ndca``: the same grid at 120 s (10 seeds) and the sensitivity grid
   ``scenarios/ndca-sensitivity-sweep.toml`` (buffer x loss recovery, 5 seeds), which share
   points;
@@ -126,11 +127,12 @@ def full_sweep(seed: int) -> ccsim.Sweep:
     )
 
 
-def run_full(seeds: int, force: bool) -> dict:
-    """The 30-minute grid, seeds 1 ... ``seeds`` in order, with ONE worker (these are the
-    longest runs; the machine is shared). Returns the flows and queues of all of them and
-    one timing row for the lot."""
-    parts = [run_grid(full_sweep(s), FULL_OUT, 1, force) for s in range(1, seeds + 1)]
+def run_full(seeds: int, workers: int, force: bool) -> dict:
+    """The 30-minute grid, seeds 1 ... ``seeds`` in order, each seed's 8 points over
+    ``workers`` processes (a seed finishes before the next starts, so an interrupted run
+    keeps whole seeds). Returns the flows and queues of all of them and one timing row for
+    the lot."""
+    parts = [run_grid(full_sweep(s), FULL_OUT, workers, force) for s in range(1, seeds + 1)]
     timing = {
         "name": f"ndca-full (seeds 1-{seeds})",
         "output": parts[0]["timing"]["output"],
@@ -138,13 +140,13 @@ def run_full(seeds: int, force: bool) -> dict:
             k: sum(p["timing"][k] for p in parts)
             for k in ("points", "own", "computed", "elapsed_s", "sim_wall_s", "sim_s")
         },
-        "workers": 1,
+        "workers": workers,
     }
     fulls = [p["timing"]["full"] for p in parts]
     timing["full"] = (
         None
         if any(f is None for f in fulls)
-        else {"elapsed_s": sum(f["elapsed_s"] for f in fulls), "workers": 1}
+        else {"elapsed_s": sum(f["elapsed_s"] for f in fulls), "workers": workers}
     )
     return {
         "flows": pd.concat([p["flows"] for p in parts], ignore_index=True),
@@ -160,7 +162,7 @@ def run_sweeps(workers: int, force: bool, full_seeds: int) -> dict[str, dict]:
     main_keys = frozenset(out["main"]["points"]["key"])
     out["sensitivity"] = run_grid(SENSITIVITY, GRID_OUT, workers, force, shared=main_keys)
     if full_seeds > 0:
-        out["full"] = run_full(full_seeds, force)
+        out["full"] = run_full(full_seeds, workers, force)
     return out
 
 

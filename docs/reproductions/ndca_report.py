@@ -530,9 +530,9 @@ def full_values(full: pd.DataFrame | None, extra: dict, summary: pd.DataFrame) -
         "full_core_h": f"{h:.1f}",
         "full_why": why,
         "full_note": (
-            f"{seeds(k)} of 30 simulated minutes, run one at a time: "
-            f"about {h / 10 * 60:.0f} minutes of simulator wall time per seed here, measured "
-            "with other work on both cores. "
+            f"{seeds(k)} of 30 simulated minutes: about {h / 10 * 60:.0f} minutes of "
+            "simulator time per seed here (the sum over its 8 runs), measured with other work "
+            "on both cores. "
             + ("" if k >= 10 else f"With {seeds(k)} the intervals are wider than 10 would give. ")
             + f"30 minutes against {DURATION_S:g} s (Mb/s, at "
             + ", ".join(loss_label(x) for x in LOSSES)
