@@ -24,9 +24,13 @@ def claims_table(report: Path) -> tuple[list[str], list[list[str]]]:
 
 
 def load_script(name: str):
-    """`docs/reproductions/<name>.py` as a module (its folder goes on sys.path, so the
-    modules beside it import too)."""
-    spec = importlib.util.spec_from_file_location(f"{name}_repro", SCRIPTS / f"{name}.py")
+    """A paper's reproduction, `docs/reproductions/<name>/run.py`, or a shared helper,
+    `docs/reproductions/<name>.py`, as a module (a paper's run.py puts its folder and the
+    helpers' on sys.path, so the modules beside it import too)."""
+    path = SCRIPTS / name / "run.py"
+    if not path.is_file():
+        path = SCRIPTS / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name.replace('-', '_')}_repro", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -24,7 +24,7 @@ FAKE = textwrap.dedent(
     import argparse, os, sys, time
     from pathlib import Path
 
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # docs/reproductions, above the paper's folder
     ap = argparse.ArgumentParser(description="A stand-in reproduction.")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--quick", action="store_true")
@@ -51,8 +51,9 @@ def checkout(tmp_path, monkeypatch):
     a folder inside it, and the installed package's own checkout is out of reach."""
     root = tmp_path / "repo"
     (root / "docs" / "reproductions" / "figures").mkdir(parents=True)
+    (root / "docs" / "reproductions" / "xcp").mkdir()
     (root / "pyproject.toml").write_text('[project]\nname = "ccsim"\n')
-    (root / "docs" / "reproductions" / "xcp.py").write_text(FAKE)
+    (root / "docs" / "reproductions" / "xcp" / "run.py").write_text(FAKE)
     (root / "sub").mkdir()
     monkeypatch.chdir(root / "sub")
     monkeypatch.setattr(cli_reproduce, "PACKAGE_DIR", tmp_path / "elsewhere")
@@ -77,7 +78,7 @@ def test_list_says_whether_a_script_has_a_quick_mode(checkout, capsys):
     out = capsys.readouterr().out
     assert "xcp " in out and out.splitlines()[-1].endswith("; --quick")
     assert [ln for ln in out.splitlines() if ln.startswith("acns")][0].endswith("script missing")
-    (checkout / "docs" / "reproductions" / "xcp.py").write_text("print('no options')\n")
+    (checkout / "docs" / "reproductions" / "xcp" / "run.py").write_text("print('no options')\n")
     main(["reproduce", "--list"])
     assert capsys.readouterr().out.splitlines()[-1].endswith("; no --quick")
 
@@ -147,7 +148,7 @@ def test_runs_the_script_and_shows_the_command_and_the_report(checkout, capfd):
     assert main(["reproduce", "xcp", "--workers", "3"]) == 0
     out, err = capfd.readouterr()
     lines = out.splitlines()
-    assert lines[0] == f"running: python docs/reproductions/xcp.py --workers 3  (in {checkout})"
+    assert lines[0] == f"running: python docs/reproductions/xcp/run.py --workers 3  (in {checkout})"
     assert lines[1] == "script got workers=3 quick=False"
     assert lines[2:] == [
         "report: docs/reproductions/xcp.md",
@@ -157,7 +158,7 @@ def test_runs_the_script_and_shows_the_command_and_the_report(checkout, capfd):
 
     assert main(["reproduce", "xcp", "--quick"]) == 0
     out = capfd.readouterr().out.splitlines()
-    assert out[0].startswith("running: python docs/reproductions/xcp.py --quick  (in ")
+    assert out[0].startswith("running: python docs/reproductions/xcp/run.py --quick  (in ")
     assert out[1] == "script got workers=1 quick=True"
     assert out[2].startswith("quick mode: no report written")
 
@@ -166,7 +167,7 @@ def test_the_scripts_exit_status_is_passed_on(checkout, monkeypatch, capfd):
     monkeypatch.setenv("FAKE_EXIT", "3")
     assert main(["reproduce", "xcp"]) == 3
     err = capfd.readouterr().err
-    assert "error: `python docs/reproductions/xcp.py` exited with status 3" in err
+    assert "error: `python docs/reproductions/xcp/run.py` exited with status 3" in err
 
 
 def test_ctrl_c_stops_the_script_cleanly(checkout):
@@ -204,7 +205,7 @@ def test_real_quick_run_of_the_xcp_reproduction(monkeypatch, capfd):
     monkeypatch.chdir(ROOT / "tests")
     assert main(["reproduce", "xcp", "--quick"]) == 0
     out = capfd.readouterr().out
-    assert out.startswith(f"running: python docs/reproductions/xcp.py --quick  (in {ROOT})")
+    assert out.startswith(f"running: python docs/reproductions/xcp/run.py --quick  (in {ROOT})")
     assert '"headline": {' in out and '"single xcp"' in out
     assert out.splitlines()[-1].startswith("quick mode: no report written")
     assert report.stat().st_mtime_ns == before

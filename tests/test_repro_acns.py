@@ -1,4 +1,4 @@
-"""The ACNS reproduction (seed paper 000, docs/reproductions/acns.py): its variants of the
+"""The ACNS reproduction (seed paper 000, docs/reproductions/acns/run.py): its variants of the
 paper's scenario, the replications, the verdict rules, the model verification's flows, and the
 quick mode's headline numbers (tests/repro_quick/acns.json)."""
 
@@ -125,7 +125,7 @@ def test_the_sweep_file_crosses_weights_and_last_mile_rates():
 def test_quick_mode_headline_numbers(repro, tmp_path):
     """The quick mode (the CUBIC pair in both profiles at 50 packets and in ns2 at 300; 6
     start-shift replications) against tests/repro_quick/acns.json (regenerate with
-    `python docs/reproductions/acns.py --quick --headline tests/repro_quick/acns.json` where a
+    `python docs/reproductions/acns/run.py --quick --headline tests/repro_quick/acns.json` where a
     change is meant to move them, and say why). The sign of every paired difference (its
     interval against zero) must not change; means within 25 % of the recorded value (plus a
     floor of 1 % / 5 ms / 20 packets / 0.05 Mb/s), half-widths within 50 % plus the floor."""

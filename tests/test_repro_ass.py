@@ -1,6 +1,6 @@
-"""The Advanced Slow Start reproduction (docs/reproductions/ass.py): its scenario files validate,
-the grid expands to the paper's 192 configurations, and the ranking helpers of the report do
-what the report says. Fast: nothing is simulated."""
+"""The Advanced Slow Start reproduction (docs/reproductions/ass/run.py): its scenario files
+validate, the grid expands to the paper's 192 configurations, and the ranking helpers of the
+report do what the report says. Fast: nothing is simulated."""
 
 from pathlib import Path
 
@@ -117,7 +117,7 @@ QUICK = ROOT / "tests" / "repro_quick" / "ass.json"
 def test_quick_mode_headline_numbers(tmp_path):
     """The quick mode (first 5 s with send jitter at IFQ 15 and 50; 20 % loss at IFQ 50; 3
     seeds) against tests/repro_quick/ass.json (regenerate with
-    `python docs/reproductions/ass.py --quick --headline tests/repro_quick/ass.json` where a
+    `python docs/reproductions/ass/run.py --quick --headline tests/repro_quick/ass.json` where a
     change is meant to move them, and say why). Split counts within 2 pairs, per-seed means
     within 1, differences within 15 % + 1 kb/s; the sign of each pairwise test must not
     change."""
@@ -141,9 +141,9 @@ def test_quick_mode_headline_numbers(tmp_path):
 
 
 def test_template_opens_with_the_claims_table():
-    """ass_template.md: the first table after the provenance paragraph is the claims table
+    """ass/template.md: the first table after the provenance paragraph is the claims table
     (``${claims}``), before the summary and the setup table."""
-    lines = (ROOT / "docs" / "reproductions" / "ass_template.md").read_text().splitlines()
+    lines = (ROOT / "docs" / "reproductions" / "ass" / "template.md").read_text().splitlines()
     start = lines.index("${provenance}")
     first = next(line for line in lines[start + 1 :] if line.startswith(("|", "${")))
     assert first == "${claims}"

@@ -1,4 +1,4 @@
-"""The NDCA-TCP reproduction (seed paper 003, docs/reproductions/ndca.py): its scenario files
+"""The NDCA-TCP reproduction (seed paper 003, docs/reproductions/ndca/run.py): its scenario files
 validate, its grids expand to the points the report needs, and the report's fairness numbers
 are computed as it says. Fast: nothing is simulated."""
 
@@ -24,7 +24,7 @@ GRID = SCEN / "ndca-sweep.toml"
 SENSITIVITY = SCEN / "ndca-sensitivity-sweep.toml"
 FAIR_BASE = SCEN / "ndca-fairness.toml"
 FAIR_GRID = SCEN / "ndca-fairness-sweep.toml"
-SCRIPT = ROOT / "docs" / "reproductions" / "ndca.py"
+SCRIPT = ROOT / "docs" / "reproductions" / "ndca" / "run.py"
 
 LOSS = "topology.links[2].loss.p"
 
@@ -284,7 +284,7 @@ QUICK = ROOT / "tests" / "repro_quick" / "ndca.json"
 def test_quick_mode_headline_numbers(repro, tmp_path):
     """The quick mode (first 20 s of the Fig. 6 grid at 1e-4 and 1e-5; the hold runs with the
     burst, hold off and α 1.2, both profiles; 3 seeds) against tests/repro_quick/ndca.json
-    (regenerate with `python docs/reproductions/ndca.py --quick --headline
+    (regenerate with `python docs/reproductions/ndca/run.py --quick --headline
     tests/repro_quick/ndca.json` where a change of the core moves them on purpose)."""
     import json
 

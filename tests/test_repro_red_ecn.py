@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "scenarios" / "red-ecn.toml"
 GRID = ROOT / "scenarios" / "red-ecn-sweep.toml"
 READINGS = ROOT / "scenarios" / "red-ecn-readings-sweep.toml"
-SCRIPT = ROOT / "docs" / "reproductions" / "red_ecn.py"
+SCRIPT = ROOT / "docs" / "reproductions" / "red-ecn" / "run.py"
 
 CC, RECOVERY = "flows[kind=tcp].tcp.cc", "flows[kind=tcp].tcp.recovery"
 QUEUE, ECN = "topology.bottleneck.queue", "flows[kind=tcp].tcp.ecn"
@@ -25,7 +25,7 @@ QUEUE, ECN = "topology.bottleneck.queue", "flows[kind=tcp].tcp.ecn"
 
 @pytest.fixture(scope="module")
 def repro():
-    return load_script("red_ecn")
+    return load_script("red-ecn")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_bytes_grid_is_the_grid_with_ns2s_default_byte_mode(repro):
 def test_quick_mode_headline_numbers(repro, tmp_path):
     """The quick mode (both grids, 3 seeds) against the numbers committed in
     tests/repro_quick/red_ecn.json (regenerate with
-    `python docs/reproductions/red_ecn.py --quick --headline tests/repro_quick/red_ecn.json`
+    `python docs/reproductions/red-ecn/run.py --quick --headline tests/repro_quick/red_ecn.json`
     where a change is meant to move them, and say why). Tolerances: drops 10 % + 2 packets,
     queues 0.5 packets, ratios 10 %; which reading is nearer must not change."""
     got = repro.quick(workers=1, out=tmp_path)

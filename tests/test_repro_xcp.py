@@ -1,4 +1,4 @@
-"""The XCP window-adjustment reproduction (docs/reproductions/xcp.py): every case it runs is a
+"""The XCP window-adjustment reproduction (docs/reproductions/xcp/run.py): every case it runs is a
 valid scenario with the settings the report states, its measures do what the report says, and
 its quick mode gives the headline numbers of tests/repro_quick/xcp.json."""
 
@@ -140,7 +140,7 @@ def test_departures_per_rtt_never_exceed_the_link(runs, setup):
 def test_quick_mode_headline_numbers(xcp):
     """The quick mode (one flow and four flows with equal RTTs, every variant, 3
     replications) against tests/repro_quick/xcp.json (regenerate with
-    `python docs/reproductions/xcp.py --quick --headline tests/repro_quick/xcp.json` where a
+    `python docs/reproductions/xcp/run.py --quick --headline tests/repro_quick/xcp.json` where a
     change is meant to move them, and say why). Utilisation and efficiency within 3 points,
     Jain's index within 0.05, converged runs within one; and the relations the report's
     verdicts rest on must hold."""

@@ -1,9 +1,9 @@
 """``ccsim reproduce PAPER``: run one of the paper reproductions of a ccsim source checkout.
 
-The reproductions are scripts beside their reports (``docs/reproductions/<paper>.py``), not
-part of the installed package, so the command finds the checkout, runs the paper's script with
-this Python and passes on the options that script takes, read from its ``--help``: an option
-the script does not take is refused by name, never dropped.
+The reproductions are scripts beside their reports (``docs/reproductions/<paper>/run.py``,
+one folder per paper), not part of the installed package, so the command finds the checkout,
+runs the paper's script with this Python and passes on the options that script takes, read
+from its ``--help``: an option the script does not take is refused by name, never dropped.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ REPRODUCTIONS = Path("docs") / "reproductions"
 
 @dataclass(frozen=True)
 class Paper:
-    script: str  # under docs/reproductions/
+    script: str  # under docs/reproductions/ (the paper's folder)
     report: str  # under docs/reproductions/
     about: str
     # A full run from nothing, as the report's timing section records it (2-core machine).
@@ -46,32 +46,32 @@ class Paper:
 
 PAPERS = {
     "acns": Paper(
-        "acns.py",
+        "acns/run.py",
         "acns.md",
         "ACNS router notifications by flow age and priority (Olšovský 2014)",
         "about 7 min, 1 worker",
     ),
     "ass": Paper(
-        "ass.py",
+        "ass/run.py",
         "ass.md",
         "Advanced Slow Start vs Limited Slow-Start (Petrov & Janevski 2013)",
         "about 14 min, 2 workers",
     ),
     "ndca": Paper(
-        "ndca.py",
+        "ndca/run.py",
         "ndca.md",
         "NDCA-TCP vs HighSpeed TCP on a 1 Gb/s chain (Park et al.)",
         "roughly an hour: Fig. 6 at 30 simulated min x 10 seeds on 1 worker (the script's "
         "--full-seeds N: fewer)",
     ),
     "red-ecn": Paper(
-        "red_ecn.py",
+        "red-ecn/run.py",
         "red-ecn.md",
         "Reno, NewReno, SACK, Vegas through DropTail, RED, RED+ECN (Mateen & Anwar 2016)",
         "about 2 min, 2 workers",
     ),
     "xcp": Paper(
-        "xcp.py",
+        "xcp/run.py",
         "xcp.md",
         "XCP with the congestion-bit window adjustment vs HS-TCP, BIC (Sheela & Raja)",
         "about 7 min, 1 worker",
@@ -315,11 +315,11 @@ def add_reproduce_parser(sub: argparse._SubParsersAction) -> None:
         "reproduce",
         help="run a paper's reproduction (in a source checkout)",
         description="Runs the reproduction of one paper (its script "
-        "docs/reproductions/<paper>.py in the ccsim source checkout holding the current "
+        "docs/reproductions/<paper>/run.py in the ccsim source checkout holding the current "
         "directory) and writes its report and figures there. Without PAPER, or with --list: "
         "the papers. Options the paper's script does not take are refused.",
         epilog="A script's own options (e.g. ndca's --full-seeds) are in its -h: run it as "
-        "`python docs/reproductions/<paper>.py ...` for those.",
+        "`python docs/reproductions/<paper>/run.py ...` for those.",
     )
     sp.add_argument(
         "paper", nargs="?", choices=list(PAPERS), metavar="PAPER", help=f"one of: {names}"

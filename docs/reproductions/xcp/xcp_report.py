@@ -1,5 +1,5 @@
 """The report of the paper 004 reproduction (``xcp.py``): the claims table with verdicts,
-the result tables and the prose's numbers, filled into ``xcp_template.md``
+the result tables and the prose's numbers, filled into ``template.md``
 (``string.Template``). Every number comes from the rows the runs produced."""
 
 from __future__ import annotations

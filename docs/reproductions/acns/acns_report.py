@@ -1,5 +1,5 @@
 """The report of the seed paper 000 reproduction (``acns.py``): its tables, the claims table
-and the values of the prose in ``acns_template.md`` (filled with ``string.Template``), all
+and the values of the prose in ``template.md`` (filled with ``string.Template``), all
 computed from the replicated runs."""
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 Avoidance TCP (NDCA-TCP) for Performance Improvement in Broadband Networks": NDCA-TCP against
 HighSpeed TCP on the 2.5 Gb/s / 2.5 Gb/s / 1 Gb/s chain, and NDCA-TCP's hold (interval D).
 
-    python docs/reproductions/ndca.py                  # everything: sweeps, runs, figures, report
-    python docs/reproductions/ndca.py --workers 2      # more processes for the short grids
-    python docs/reproductions/ndca.py --full-seeds 3   # Fig. 6 at 30 min with seeds 1-3 only
-    python docs/reproductions/ndca.py --quick          # < 1 min; --headline FILE keeps its numbers
+    python docs/reproductions/ndca/run.py                 # all: sweeps, runs, figures, report
+    python docs/reproductions/ndca/run.py --workers 2     # more processes
+    python docs/reproductions/ndca/run.py --full-seeds 3  # Fig. 6 at 30 min with seeds 1-3 only
+    python docs/reproductions/ndca/run.py --quick         # < 1 min; --headline FILE keeps it
 
 Runs, with ccsim's sweep facility (one file per finished point, so a rerun or an interrupted
 run computes only what is missing):
@@ -48,7 +48,9 @@ from ccsim.sweep_spec import resolve
 from ccsim.sweep_store import canonical_json, point_key
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This paper's modules beside it, and the helpers the five share (repro_grid,
+# repro_provenance) one folder up.
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from ndca_figures import (  # noqa: E402
     cwnd_by_loss,
     fairness_throughput,

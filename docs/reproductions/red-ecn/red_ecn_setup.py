@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BASE = ROOT / "scenarios" / "red-ecn.toml"
 GRID = ROOT / "scenarios" / "red-ecn-sweep.toml"
 READINGS = ROOT / "scenarios" / "red-ecn-readings-sweep.toml"

@@ -1,5 +1,5 @@
 """The prose of the paper 004 report that carries numbers (``xcp_report.py`` fills it into
-``xcp_template.md``): each function reads the summaries and returns Markdown. Statements
+``template.md``): each function reads the summaries and returns Markdown. Statements
 whose direction depends on the runs are chosen from the numbers, not assumed."""
 
 from __future__ import annotations

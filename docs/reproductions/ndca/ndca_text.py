@@ -1,6 +1,6 @@
 """The words of the paper 003 report that are built in Python (``ndca_report.py`` assembles
 it): number formatting, the setup table's rows, and the paragraphs whose sentences depend on
-computed numbers. The fixed prose is in ``ndca_template.md`` (``ndca_prose.render``). Every
+computed numbers. The fixed prose is in ``template.md`` (``ndca_prose.render``). Every
 number comes from the runs or from ``ndca_setup``."""
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 AQM and ECN" (IIBC 2016): Reno, NewReno, SACK and Vegas through DropTail, RED and RED + ECN on
 a three-pair dumbbell.
 
-    python docs/reproductions/red_ecn.py              # everything: sweeps, figures, report
-    python docs/reproductions/red_ecn.py --workers 2  # more local worker processes
-    python docs/reproductions/red_ecn.py --dask tcp://host:8786  # the grids on Dask
-    python docs/reproductions/red_ecn.py --no-readings  # skip the sensitivity grid (≈ 4 min)
-    python docs/reproductions/red_ecn.py --quick    # both grids, 3 seeds: headline numbers only
+    python docs/reproductions/red-ecn/run.py              # everything: sweeps, figures, report
+    python docs/reproductions/red-ecn/run.py --workers 2  # more local worker processes
+    python docs/reproductions/red-ecn/run.py --dask tcp://host:8786  # the grids on Dask
+    python docs/reproductions/red-ecn/run.py --no-readings  # skip the sensitivity grid (≈ 4 min)
+    python docs/reproductions/red-ecn/run.py --quick    # both grids, 3 seeds: headline numbers only
 
 Runs the grid ``scenarios/red-ecn-sweep.toml`` (results in ``results/red-ecn/``), the same
 grid with RED in ns-2.35's default byte mode ``scenarios/red-ecn-bytes-sweep.toml``
@@ -15,7 +15,7 @@ sensitivity grid ``scenarios/red-ecn-readings-sweep.toml`` (``results/red-ecn-re
 both resumable: a rerun computes only the points not on disk. Then runs the twelve single
 scenarios of the time-series figures (``results/red-ecn-runs/``), writes the PNGs into
 ``docs/reproductions/figures/`` and regenerates ``docs/reproductions/red-ecn.md`` from
-``red_ecn_template.md`` (``red_ecn_report``). Every number in the report comes from these runs.
+``template.md`` (``red_ecn_report``). Every number in the report comes from these runs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ import numpy as np
 import pandas as pd
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This paper's modules beside it, and the helpers the five share (repro_grid,
+# repro_provenance) one folder up.
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from red_ecn_mapping import headline as mapping_headline  # noqa: E402
 from red_ecn_mapping import score  # noqa: E402
 from red_ecn_report import write_report  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BASE = ROOT / "scenarios" / "ndca.toml"
 GRID = ROOT / "scenarios" / "ndca-sweep.toml"
 SENSITIVITY = ROOT / "scenarios" / "ndca-sensitivity-sweep.toml"

@@ -10,13 +10,13 @@ from pathlib import Path
 import ccsim
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = ROOT / "scenarios" / "acns.toml"
 RESULTS = ROOT / "results"
 DOCS = ROOT / "docs" / "reproductions"
 FIGURES = DOCS / "figures"
 REPORT = DOCS / "acns.md"
-TEMPLATE = DOCS / "acns_template.md"
+TEMPLATE = Path(__file__).with_name("template.md")
 
 TCP = ("tcp1", "tcp2", "tcp3")
 TCP_START_S = (0.1, 15.1, 30.1)  # Table 4

@@ -1,6 +1,6 @@
 """The claims table that opens the paper 001 report (``ass_report.py`` fills it in): each of the
 paper's claims, its words, ccsim's numbers with their intervals, a verdict chosen by the rules
-``ass_template.md`` states, and the reason. The numbers come from the computations the rest of
+``template.md`` states, and the reason. The numbers come from the computations the rest of
 the report shows (``ass_report``, ``ass_verdicts``); nothing here is typed in."""
 
 from __future__ import annotations

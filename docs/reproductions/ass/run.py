@@ -2,10 +2,10 @@
 Advanced Slow Start (ASS) algorithms 2-4 against classic slow start with Limited Slow-Start on
 a 4-node chain.
 
-    python docs/reproductions/ass.py               # everything: sweeps, figures, report
-    python docs/reproductions/ass.py --workers 2   # more local worker processes
-    python docs/reproductions/ass.py --dask tcp://host:8786  # the grids on a Dask cluster
-    python docs/reproductions/ass.py --no-figures  # keep the figures already drawn
+    python docs/reproductions/ass/run.py               # everything: sweeps, figures, report
+    python docs/reproductions/ass/run.py --workers 2   # more local worker processes
+    python docs/reproductions/ass/run.py --dask tcp://host:8786  # the grids on a Dask cluster
+    python docs/reproductions/ass/run.py --no-figures  # keep the figures already drawn
 
 Runs, with ccsim's sweep facility (one file per finished point under ``results/``, so a rerun
 or an interrupted run computes only what is missing):
@@ -26,7 +26,7 @@ run per configuration (seed 1) with cwnd and goodput traces, drawn with ccsim's 
 ``docs/reproductions/ass.md``. Every number in the report comes from these runs. The script is
 split by concept: ``ass_setup`` (paths, axes, the paper's rankings), ``ass_rank`` (ranking
 rules), ``ass_figures``, ``ass_report`` (tables and numbers), ``ass_claims`` (the claims table
-and its verdicts), ``ass_verdicts`` (sentences chosen by the numbers) and ``ass_template.md``
+and its verdicts), ``ass_verdicts`` (sentences chosen by the numbers) and ``template.md``
 (the prose with ``string.Template`` placeholders).
 """
 
@@ -45,7 +45,9 @@ import ccsim
 import numpy as np
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This paper's modules beside it, and the helpers the five share (repro_grid,
+# repro_provenance) one folder up.
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from ass_figures import make_figures  # noqa: E402
 from ass_rank import (  # noqa: E402, F401  (the tests use them)
     Grid,

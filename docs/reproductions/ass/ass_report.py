@@ -1,5 +1,5 @@
 """The report of the paper 001 reproduction (``ass.py``): tables, the numbers behind the
-prose, and the values that fill ``ass_template.md`` (``string.Template``; the fixed prose lives
+prose, and the values that fill ``template.md`` (``string.Template``; the fixed prose lives
 there), from the sweeps the runs produced."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from ass_setup import (
 )
 from ass_verdicts import loss_verdicts, lossless_verdicts, startup_timeouts
 
-TEMPLATE = Path(__file__).with_name("ass_template.md")
+TEMPLATE = Path(__file__).with_name("template.md")
 
 # How the template shows each number (the rest are text or integers, shown as they are).
 FORMATS = {

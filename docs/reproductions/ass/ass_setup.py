@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BASE = ROOT / "scenarios" / "ass-chain.toml"
 SWEEP = ROOT / "scenarios" / "ass-sweep.toml"
 RESULTS = ROOT / "results"

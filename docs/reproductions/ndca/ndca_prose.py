@@ -1,4 +1,4 @@
-"""The prose of the paper 003 report kept as Markdown: ``ndca_template.md`` holds the sections
+"""The prose of the paper 003 report kept as Markdown: ``template.md`` holds the sections
 (each opened by a ``<!-- section: NAME -->`` line) as ``string.Template`` text, whose ``$name``
 placeholders the report fills with numbers from the runs. A placeholder left unfilled is an
 error (``Template.substitute``), so no section can go out with a hole in it."""
@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-TEMPLATE = Path(__file__).resolve().parent / "ndca_template.md"
+TEMPLATE = Path(__file__).resolve().parent / "template.md"
 _MARK = re.compile(r"^<!-- section: ([a-z0-9_]+) -->\n", re.M)
 
 
@@ -35,4 +35,4 @@ def render(name: str, **values) -> str:
     try:
         return sections()[name].substitute(**values)
     except KeyError as e:
-        raise KeyError(f"ndca_template.md, section {name!r}: no value for {e}") from None
+        raise KeyError(f"template.md, section {name!r}: no value for {e}") from None

@@ -1,5 +1,5 @@
 """The report of the paper 002 reproduction (``red_ecn.py``): tables, claims against the
-paper with its verdicts, and the values that fill ``red_ecn_template.md`` (``string.Template``;
+paper with its verdicts, and the values that fill ``template.md`` (``string.Template``;
 the fixed prose lives there), from the summaries the runs produced."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from red_ecn_setup import (
     VARIANT_ORDER,
 )
 
-TEMPLATE = Path(__file__).with_name("red_ecn_template.md")
+TEMPLATE = Path(__file__).with_name("template.md")
 
 
 def fmt(x: float, digits: int) -> str:
@@ -451,7 +451,7 @@ def write_report(
     bytes_grid: tuple[pd.DataFrame, dict, dict],
     provenance: str,
 ) -> None:
-    """Fills ``red_ecn_template.md`` (``string.Template``) with the tables and the numbers.
+    """Fills ``template.md`` (``string.Template``) with the tables and the numbers.
     ``bytes_grid``: the byte-mode grid's summary, timing and RED queue (``red_queue``);
     ``provenance``: the paragraph saying what wrote the report (``repro_provenance``)."""
     bsummary, btiming, bred = bytes_grid

@@ -2,9 +2,9 @@
 increase" (2014): ACNS routers that weigh TCP flows by age and priority and tell them to
 freeze or fall back, on the paper's two-site topology with three TCP and three UDP flows.
 
-    python docs/reproductions/acns.py               # everything: runs, figures, report
-    python docs/reproductions/acns.py --workers 2   # more local worker processes
-    python docs/reproductions/acns.py --quick       # the headline numbers only (seconds)
+    python docs/reproductions/acns/run.py               # everything: runs, figures, report
+    python docs/reproductions/acns/run.py --workers 2   # more local worker processes
+    python docs/reproductions/acns/run.py --quick       # the headline numbers only (seconds)
 
 From ``scenarios/acns.toml`` (118 s), every configuration replicated 20 times with each TCP
 flow's start shifted by U(0, 150 ms) (``acns_setup.start_shifts``), with ccsim's sweep
@@ -16,7 +16,7 @@ rates of 2 to 6 Mb/s. Then the headline pair replicated the other way (send jitt
 ``results/acns-jitter/``), one run at the paper's start times with traces for the figures, and
 the paper's model verification (§3.4) over 10 draws (``acns_model.py``). Writes the PNGs into
 ``docs/reproductions/figures/acns-*.png`` and regenerates ``docs/reproductions/acns.md`` from
-``acns_template.md``; every number in the report comes from these runs. Split by concept:
+``template.md``; every number in the report comes from these runs. Split by concept:
 ``acns_setup`` (paths, the paper's numbers, scenarios, replications), ``acns_stats`` (what a
 run measures, intervals, verdict rules), ``acns_figures``, ``acns_report`` (tables, claims,
 the template's values) and ``acns_model``.
@@ -34,7 +34,9 @@ import ccsim
 import pandas as pd
 
 # The setup and the report live next to this script (run as a script, or loaded by the tests).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This paper's modules beside it, and the helpers the five share (repro_grid,
+# repro_provenance) one folder up.
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 import acns_model  # noqa: E402
 from acns_setup import (  # noqa: E402, F401  (the tests use them)
     ACNS,

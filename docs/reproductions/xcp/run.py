@@ -3,15 +3,15 @@ networks" — XCP, and XCP with the paper's congestion-bit window adjustment (WA
 HighSpeed TCP and BIC on a dumbbell with 10 Mb/s, 10 ms access links and a 10 Mb/s, 250 ms
 bottleneck, in ns-2's defaults (``defaults = "ns2"``).
 
-    python docs/reproductions/xcp.py            # everything: runs, figures, xcp.md (minutes)
-    python docs/reproductions/xcp.py --quick    # headline numbers only (seconds)
-    python docs/reproductions/xcp.py --quick --headline tests/repro_quick/xcp.json
+    python docs/reproductions/xcp/run.py            # everything: runs, figures, xcp.md (minutes)
+    python docs/reproductions/xcp/run.py --quick    # headline numbers only (seconds)
+    python docs/reproductions/xcp/run.py --quick --headline tests/repro_quick/xcp.json
 
 Runs one flow and two four-flow cases (staggered starts; equal and unequal RTTs), replicated
 with start-time and send jitter, plus the sensitivity to the WA factors' reading, ``Q_th``,
 the buffer, the loss recovery and the defaults profile. Writes the figures into
 ``docs/reproductions/figures/xcp-*.png`` and the report ``docs/reproductions/xcp.md`` from
-``xcp_template.md``; every number in the report comes from these runs.
+``template.md``; every number in the report comes from these runs.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This paper's modules beside it, and the helpers the five share (repro_grid,
+# repro_provenance) one folder up.
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from repro_grid import headline  # noqa: E402
 from xcp_runs import run_all, summarise  # noqa: E402
 from xcp_setup import (  # noqa: E402

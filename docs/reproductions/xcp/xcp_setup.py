@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = ROOT / "scenarios" / "xcp.toml"
 DOCS = ROOT / "docs" / "reproductions"
 FIGURES = DOCS / "figures"
 REPORT = DOCS / "xcp.md"
-TEMPLATE = DOCS / "xcp_template.md"
+TEMPLATE = Path(__file__).with_name("template.md")
 RESULTS = ROOT / "results" / "xcp"  # git-ignored: the rows of the last full run
 QUICK_JSON = ROOT / "tests" / "repro_quick" / "xcp.json"
 
