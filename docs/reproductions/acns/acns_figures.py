@@ -1,4 +1,4 @@
-"""Figures of the seed paper 000 reproduction (``acns.py``): the three TCP flows' throughput and
+"""Figures of the seed paper 000 reproduction (``run.py``): the three TCP flows' throughput and
 RTT over time at the paper's start times (the paper's Figs. 15-18), in both profiles; the
 maximum RTT and the losses against the buffer (the report's explanation of the maximum RTT,
 tested); the model verification (``acns_model``)."""

@@ -1,7 +1,7 @@
 """The ACNS paper's model verification (§3.4, Figs. 4-6), as a simulation: TCP flows with
 random lifetimes, about 30 active at a time, on one bottleneck; at 50 evenly spaced sample
 times, how many active flows are in each command, without ACNS, with normally distributed
-priorities, and with every priority 0. Used by ``acns.py``, which puts its table and figure in
+priorities, and with every priority 0. Used by ``run.py``, which puts its table and figure in
 the report.
 
 The paper ran this on its own model of the commands (not ns-2) and gives no parameters beyond

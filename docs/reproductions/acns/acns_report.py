@@ -1,4 +1,4 @@
-"""The report of the seed paper 000 reproduction (``acns.py``): its tables, the claims table
+"""The report of the seed paper 000 reproduction (``run.py``): its tables, the claims table
 and the values of the prose in ``template.md`` (filled with ``string.Template``), all
 computed from the replicated runs."""
 

@@ -1,4 +1,4 @@
-"""Setup of the seed paper 000 reproduction (``acns.py``): paths, the paper's numbers, the
+"""Setup of the seed paper 000 reproduction (``run.py``): paths, the paper's numbers, the
 scenario variants (ACNS or not, weights, profile, TCP variant, buffer, last-mile rate) and the
 replications; shared by the runs, the statistics, the figures and the report."""
 

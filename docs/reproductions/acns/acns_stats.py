@@ -1,4 +1,4 @@
-"""Statistics of the seed paper 000 reproduction (``acns.py``): what each run measures (the
+"""Statistics of the seed paper 000 reproduction (``run.py``): what each run measures (the
 paper's Tables 6-9 per flow, their totals as Table 10 sums them), means with Student-t 95 %
 intervals over the replications, the paired ACNS − no ACNS differences on the same
 replication, and the rules that turn them into verdicts."""

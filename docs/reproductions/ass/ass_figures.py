@@ -1,4 +1,4 @@
-"""Figures of the paper 001 reproduction (``ass.py``): one 250 s run per configuration
+"""Figures of the paper 001 reproduction (``run.py``): one 250 s run per configuration
 (seed 1) with cwnd and goodput traces, drawn with ``ccsim.plot.plot_series``."""
 
 from __future__ import annotations

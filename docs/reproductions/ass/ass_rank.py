@@ -1,4 +1,4 @@
-"""Ranking rules of the paper 001 reproduction (``ass.py``): per-seed goodput of a grid, the
+"""Ranking rules of the paper 001 reproduction (``run.py``): per-seed goodput of a grid, the
 95 % intervals, and the ranking of the four algorithms against the paper's."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report of the paper 001 reproduction (``ass.py``): tables, the numbers behind the
+"""The report of the paper 001 reproduction (``run.py``): tables, the numbers behind the
 prose, and the values that fill ``template.md`` (``string.Template``; the fixed prose lives
 there), from the sweeps the runs produced."""
 
@@ -501,7 +501,7 @@ def jitter_grids(flows: pd.DataFrame) -> tuple[Grid, Grid]:
 def write_report(
     sw: dict[str, dict], run: dict | None, rto: dict[str, float], provenance: str
 ) -> None:
-    """``rto``: the RTO and start-offset checks of ``ass.py``; ``provenance``: the paragraph
+    """``rto``: the RTO and start-offset checks of ``run.py``; ``provenance``: the paragraph
     saying what wrote the report (``repro_provenance``)."""
     main = Grid(sw["main"]["flows"], GRID)
     startup = Grid(sw["startup"]["flows"], GRID)

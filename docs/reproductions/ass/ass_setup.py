@@ -1,4 +1,4 @@
-"""Setup of the paper 001 reproduction (``ass.py``): paths, the grid's axes, the values they
+"""Setup of the paper 001 reproduction (``run.py``): paths, the grid's axes, the values they
 take, and the paper's rankings as read from its text; shared by the runs, the figures and the
 report."""
 
@@ -32,7 +32,7 @@ ALG_LABEL = {"limited": "1: LSS", "ass2": "2: ASS2", "ass3": "3: ASS3", "ass4": 
 ALG_COLOUR = {"limited": "tab:blue", "ass2": "tab:red", "ass3": "tab:green", "ass4": "tab:orange"}
 IW_NAME = {2: "off", "rfc3390": "on"}
 STARTUP = "5s"  # the start-up window
-# Send jitter of the replicated lossless runs (``ass.py``'s ``jitter_sweep``): each segment
+# Send jitter of the replicated lossless runs (``run.py``'s ``jitter_sweep``): each segment
 # waits U(0, JITTER) before it leaves, ns-2's `overhead_`, drawn from the seeded flow stream.
 JITTER = "1ms"
 SEND_JITTER = "flows.*.tcp.send_jitter"

@@ -1,4 +1,4 @@
-"""The figures of the paper 003 reproduction (``ndca.py``), drawn with ccsim's own
+"""The figures of the paper 003 reproduction (``run.py``), drawn with ccsim's own
 ``ccsim.plot.plot_series`` where they show a run's time series."""
 
 from __future__ import annotations

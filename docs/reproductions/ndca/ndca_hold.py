@@ -1,4 +1,4 @@
-"""Interval D of the paper 003 reproduction (``ndca.py``): where NDCA-TCP's hold acts, and what
+"""Interval D of the paper 003 reproduction (``run.py``): where NDCA-TCP's hold acts, and what
 it does. On the paper's 1 Gb/s path with one flow the queue never reaches the (α − 1)·BaseRTT
 the hold needs, so these runs use the paper's motivating case instead (§3.4: a network of
 fixed bandwidth): four NDCA-TCP flows on a 100 Mb/s bottleneck, with and without a CBR burst

@@ -1,4 +1,4 @@
-"""The quick mode of the paper 003 reproduction (``ndca.py --quick``, under a minute on one
+"""The quick mode of the paper 003 reproduction (``run.py --quick``, under a minute on one
 core): a small piece of each study, whose headline numbers ``tests/repro_quick/ndca.json``
 keeps and ``tests/test_repro_ndca.py`` compares with tolerances.
 

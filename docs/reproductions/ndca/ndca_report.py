@@ -1,4 +1,4 @@
-"""The report of the paper 003 reproduction (``ndca.py``): tables, the paper's claims against
+"""The report of the paper 003 reproduction (``run.py``): tables, the paper's claims against
 ccsim's numbers, and the Markdown document, from the summaries the runs produced."""
 
 from __future__ import annotations

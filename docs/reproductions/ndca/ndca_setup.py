@@ -1,4 +1,4 @@
-"""Setup of the paper 003 reproduction (``ndca.py``): paths, sweep files and their axis paths,
+"""Setup of the paper 003 reproduction (``run.py``): paths, sweep files and their axis paths,
 the path's constants, and the paper's claims; shared by the runs and the report."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The report of the paper 002 reproduction (``red_ecn.py``): tables, claims against the
+"""The report of the paper 002 reproduction (``run.py``): tables, claims against the
 paper with its verdicts, and the values that fill ``template.md`` (``string.Template``;
 the fixed prose lives there), from the summaries the runs produced."""
 

@@ -1,4 +1,4 @@
-"""Setup of the paper 002 reproduction (``red_ecn.py``): paths, sweep paths, the paper's
+"""Setup of the paper 002 reproduction (``run.py``): paths, sweep paths, the paper's
 tables and the metrics reported; shared by the runs and the report."""
 
 from __future__ import annotations

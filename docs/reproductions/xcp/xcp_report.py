@@ -1,4 +1,4 @@
-"""The report of the paper 004 reproduction (``xcp.py``): the claims table with verdicts,
+"""The report of the paper 004 reproduction (``run.py``): the claims table with verdicts,
 the result tables and the prose's numbers, filled into ``template.md``
 (``string.Template``). Every number comes from the rows the runs produced."""
 

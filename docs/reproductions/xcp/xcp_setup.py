@@ -1,4 +1,4 @@
-"""Setup of the paper 004 reproduction (``xcp.py``): the path, the five variants, the three
+"""Setup of the paper 004 reproduction (``run.py``): the path, the five variants, the three
 traffic cases, the replication plan, and how one case becomes scenario overrides.
 
 Sheela & Raja run ns-2 on a dumbbell with 10 Mb/s, 10 ms access links and a 10 Mb/s, 250 ms
