@@ -14,7 +14,7 @@ use std::ops::{Add, AddAssign, Sub};
 pub struct SimTime(pub u64);
 
 /// An optional time in eight bytes (`util/packed_option.rs`): `SimTime::MAX` stands for none, and no run
-/// reaches it (runs end before 2^62 ns, `scenario/build.rs`).
+/// reaches it (runs end before 2^60 ns, `config/units.rs`).
 pub type OptTime = Opt<SimTime>;
 
 impl Sentinel for SimTime {

@@ -451,7 +451,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
     if end == SimTime::ZERO {
         return err("duration", "must be positive");
     }
-    // Durations are under 2^62 ns (`units.rs`), as senders keeping send times in 62 bits need
+    // Durations are under 2^60 ns (`units.rs`), as senders keeping send times in 60 bits need
     // (`tcp/sender.rs`, `SegMeta`).
     check_samples(sc)?;
     let net = expand(&sc.topology)?;

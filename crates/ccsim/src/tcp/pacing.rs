@@ -146,8 +146,9 @@ impl Sender {
         false
     }
 
-    /// `try_send` for a connection that paces or samples the delivery rate: new segments
-    /// while the window `w`, the application and the pacing allow.
+    /// `try_send` for a connection that paces or samples the delivery rate, or resends with
+    /// RACK-TLP after a timeout: segments while the window `w`, the application and the pacing
+    /// allow.
     #[inline(never)]
     pub(super) fn send_tracked(&mut self, w: u64, io: &mut Io) {
         while self.nxt - self.una < w && self.app_has(self.nxt) && self.pacing_allows(io.now) {

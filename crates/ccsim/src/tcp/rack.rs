@@ -12,8 +12,8 @@
 //! not yet past the window arm the reordering timer for when the last of them will be.
 //!
 //! The scoreboard follows Linux's (`TCPCB_LOST`, `TCPCB_SACKED_RETRANS`, `lost_out`,
-//! `retrans_out`): a connection with any of the options keeps a mark per segment beside
-//! `Sender::segs`, and while RACK or the RTO's kept scoreboard is in charge the flight is
+//! `retrans_out`): a connection with any of the options keeps the two marks in each segment's
+//! record (`SegMeta`, beside its send time), and while RACK or the RTO's kept scoreboard is in charge the flight is
 //! Linux's `tcp_packets_in_flight`, `packets_out − sacked_out − lost_out + retrans_out`, and
 //! the segments to resend are the lost ones not yet resent, in sequence order
 //! (`tcp_xmit_retransmit_queue`), before new data.
@@ -25,6 +25,11 @@
 //! threshold would, and a loss with fewer than DupThresh segments after it starts it a
 //! quarter of the minimum RTT later, by the timer. The window rule in recovery is unchanged
 //! (PRR with `tcp.prr`, else cwnd = ssthresh), computed on this flight.
+//!
+//! Linux keeps its in-flight segments in a list sorted by send time (`tsorted_sent_queue`).
+//! Segments sent once were sent in sequence order, so RACK walks them in `Sender::segs` from
+//! the first that may still be in flight, and keeps a time-ordered list of its own only for
+//! retransmissions: the same order, without a list entry per segment sent.
 //!
 //! Departures from Linux: no DSACK is modelled, so the window's multiplier
 //! (`reo_wnd_steps`, grown on DSACKs by `tcp_rack_update_reo_wnd`) stays 1; a loss RACK finds
@@ -48,12 +53,6 @@ pub const TIMEOUT_MIN: SimTime = SimTime::from_millis(2);
 /// `max(delta_us, 1)` rounded up to jiffies).
 pub const JIFFY: SimTime = SimTime::from_millis(1);
 
-/// Marks per segment (Linux `TCP_SKB_CB(skb)->sacked`; SACKed and ever-retransmitted are in
-/// `SegMeta`).
-const LOST: u8 = 1;
-/// Retransmitted and not since deemed lost again (`TCPCB_SACKED_RETRANS`): counts in flight.
-const RETRANS: u8 = 2;
-
 /// What the shared retransmission timer is running for (Linux `icsk_pending`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum Pending {
@@ -69,17 +68,18 @@ pub(super) struct Rack {
     pub rack: bool,
     pub tlp: bool,
     pub keep_sack: bool,
-    /// One mark per segment in `[base, high)`.
-    marks: VecDeque<u8>,
-    /// The segment `marks[0]` is for: SND.UNA, once an ACK has been taken in.
-    base: u64,
+    /// Segments counted lost (`SegMeta::lost`) and in flight as retransmissions
+    /// (`SegMeta::retrans_out`).
     pub lost_out: u64,
     pub retrans_out: u64,
     /// No segment below it is lost and not yet resent (Linux `retransmit_skb_hint`).
     hint: u64,
-    /// Segments in the order they were (re)sent, with the time (Linux `tsorted_sent_queue`);
-    /// an entry is stale once its segment is acknowledged, SACKed or sent again.
-    sent: VecDeque<(u64, SimTime)>,
+    /// No segment below it that was sent only once is still in flight (acknowledged, SACKed,
+    /// resent or lost): where RACK's walk of the originals starts.
+    orig_from: u64,
+    /// Retransmissions in the order they were sent, with the time (Linux `tsorted_sent_queue`
+    /// for them); an entry is stale once its segment is acknowledged, SACKed or sent again.
+    resent: VecDeque<(u64, SimTime)>,
     /// One past the highest segment ever SACKed (Linux `fack`), and its value when the ACK
     /// being taken in arrived (`prior_fack`): a never-resent segment this ACK delivers below
     /// the latter was reordered (Linux `tcp_check_sack_reordering`).
@@ -124,12 +124,11 @@ impl Rack {
             rack: p.rack,
             tlp: p.tlp,
             keep_sack: p.rto_keeps_sack,
-            marks: VecDeque::new(),
-            base: 0,
             lost_out: 0,
             retrans_out: 0,
             hint: 0,
-            sent: VecDeque::new(),
+            orig_from: 0,
+            resent: VecDeque::new(),
             fack: 0,
             prior_fack: 0,
             xmit_ts: OptTime::NONE,
@@ -214,32 +213,38 @@ impl Sender {
 
     /// Whether segment `s` carries RACK's lost mark.
     pub(super) fn rack_marked_lost(&self, s: u64) -> bool {
-        self.rack.as_deref().is_some_and(|r| {
-            s >= r.base
-                && r.marks
-                    .get((s - r.base) as usize)
-                    .is_some_and(|m| m & LOST != 0)
-        })
+        self.rack.is_some()
+            && s >= self.una
+            && self
+                .segs
+                .get((s - self.una) as usize)
+                .is_some_and(|m| m.lost())
     }
 
-    /// Segment `seg` was just sent at `now` (`new` data, or again).
+    /// Segment `seg` was just sent at `now` (`new` data, or again). New data sent by
+    /// `try_send`'s own loop comes here only as `rack_sent_new` (nothing per segment).
     pub(super) fn rack_sent(&mut self, seg: u64, new: bool, now: SimTime) {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        debug_assert_eq!(r.base, self.una, "sends happen with the marks at SND.UNA");
         if new {
-            r.marks.push_back(0);
             r.resched |= !r.in_probe;
-        } else {
-            let m = &mut r.marks[(seg - r.base) as usize];
-            if *m & RETRANS == 0 {
-                *m |= RETRANS;
-                r.retrans_out += 1;
-            }
+            return;
+        }
+        let m = &mut self.segs[(seg - self.una) as usize];
+        if !m.retrans_out() {
+            m.set_retrans_out(true);
+            r.retrans_out += 1;
         }
         if r.rack {
-            r.sent.push_back((seg, now));
+            r.resent.push_back((seg, now));
+        }
+    }
+
+    /// `try_send`'s loop sent new data: the probe is scheduled afresh.
+    pub(super) fn rack_sent_new(&mut self) {
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.resched |= !r.in_probe;
         }
     }
 
@@ -266,14 +271,10 @@ impl Sender {
         }
     }
 
-    /// Clears segment `s`'s marks as it is SACKed or acknowledged.
-    fn rack_unmark(r: &mut Rack, m: u8) {
-        if m & LOST != 0 {
-            r.lost_out -= 1;
-        }
-        if m & RETRANS != 0 {
-            r.retrans_out -= 1;
-        }
+    /// Uncounts a segment's marks as it is SACKed or acknowledged.
+    fn rack_unmark(r: &mut Rack, m: SegMeta) {
+        r.lost_out -= m.lost() as u64;
+        r.retrans_out -= m.retrans_out() as u64;
     }
 
     /// An ACK arrives: what it delivers is compared with the SACKs before it (Linux's
@@ -289,13 +290,13 @@ impl Sender {
         let loss_state = self.st.ca_state == CaState::Loss;
         for &(x, y) in new {
             for s in x..y {
-                let meta = self.segs[(s - self.una) as usize];
+                let slot = &mut self.segs[(s - self.una) as usize];
+                let meta = *slot;
+                *slot = meta.unmarked();
                 let Some(r) = self.rack.as_deref_mut() else {
                     return;
                 };
-                let i = (s - r.base) as usize;
-                Self::rack_unmark(r, r.marks[i]);
-                r.marks[i] = 0;
+                Self::rack_unmark(r, meta);
                 r.newly_sacked += 1;
                 // Delivered below what was SACKed before this ACK though never resent:
                 // reordering (Linux `tcp_check_sack_reordering`); not after a timeout that
@@ -324,9 +325,7 @@ impl Sender {
             let Some(r) = self.rack.as_deref_mut() else {
                 return;
             };
-            let m = r.marks.pop_front().unwrap_or(0);
-            Self::rack_unmark(r, m);
-            r.base = s + 1;
+            Self::rack_unmark(r, meta);
             if meta.sacked() {
                 sacked_acked += 1;
             } else {
@@ -340,9 +339,10 @@ impl Sender {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        r.base = r.base.max(self.una);
-        while r.sent.front().is_some_and(|&(s, _)| s < r.base) {
-            r.sent.pop_front();
+        let acked = ack.max(self.una);
+        r.orig_from = r.orig_from.max(acked);
+        while r.resent.front().is_some_and(|&(s, _)| s < acked) {
+            r.resent.pop_front();
         }
         r.resched |= una_advanced;
         if ack >= self.high {
@@ -365,7 +365,7 @@ impl Sender {
         }
         let sacked_out = self.board.n_sacked as u64 - sacked_acked;
         if self.rack.as_deref().is_some_and(|r| r.rack && r.advanced) {
-            let wait = self.rack_detect(sacked_out);
+            let wait = self.rack_detect(acked, sacked_out);
             let rto = self.rtt.rto();
             let now = io.now;
             let r = self.rack.as_deref_mut().expect("checked");
@@ -393,51 +393,79 @@ impl Sender {
 
     /// RFC 8985 §6.2 step 5 (Linux `tcp_rack_detect_loss`): marks lost the segments sent
     /// before RACK.xmit_ts whose window has passed; returns how long the last of the others
-    /// must still wait, if any.
-    pub(super) fn rack_detect(&mut self, sacked_out: u64) -> Option<SimTime> {
+    /// must still wait, if any. Segments below `first` are acknowledged.
+    pub(super) fn rack_detect(&mut self, first: u64, sacked_out: u64) -> Option<SimTime> {
         let now = self.st.now;
         let recovering = matches!(self.st.ca_state, CaState::Recovery | CaState::Loss);
         let (dupthresh, min_rtt, srtt) = (self.p.dupthresh, self.st.min_rtt, self.st.srtt);
-        let reord_seen = self.rack.as_deref()?.reord_seen;
-        let reo = reo_wnd(reord_seen, recovering, sacked_out, dupthresh, min_rtt, srtt);
+        let r = self.rack.as_deref()?;
+        let xmit_ts = r.xmit_ts.get()?;
+        let reo = reo_wnd(
+            r.reord_seen,
+            recovering,
+            sacked_out,
+            dupthresh,
+            min_rtt,
+            srtt,
+        );
+        // Linux keeps in its time-sorted list only segments in flight: not acknowledged,
+        // SACKed, resent since, or lost and waiting to be resent. Either walk ends at the
+        // first segment in flight sent after RACK.xmit_ts: the rest were sent later.
         let mut wait: Option<SimTime> = None;
-        let mut i = 0;
-        loop {
-            let r = self.rack.as_deref_mut()?;
-            let (Some(xmit_ts), Some(&(s, t))) = (r.xmit_ts.get(), r.sent.get(i)) else {
+        let mut lost = Vec::new();
+        let mut check = |s: u64, t: SimTime, r: &Rack| -> bool {
+            if !sent_after(xmit_ts, r.end_seq, t, s + 1) {
+                return false;
+            }
+            let due = t + r.rtt + reo;
+            if due <= now {
+                lost.push(s);
+            } else {
+                wait = Some(wait.map_or(due - now, |w| w.max(due - now)));
+            }
+            true
+        };
+        // Segments sent once, in sequence (= sending) order, from the first still in flight.
+        let r = self.rack.as_deref_mut()?;
+        let mut s = r.orig_from.max(first);
+        let mut front = true;
+        while s < self.high {
+            let m = self.segs[(s - self.una) as usize];
+            if m.retx() || m.sacked() || m.lost() {
+                s += 1;
+                if front {
+                    r.orig_from = s;
+                }
+                continue;
+            }
+            front = false;
+            if !check(s, m.sent(), r) {
                 break;
-            };
-            // Linux keeps in its time-sorted list only segments in flight: not acknowledged,
-            // SACKed, resent since, or lost and waiting to be resent.
-            let in_flight = s >= r.base && {
+            }
+            s += 1;
+        }
+        // Retransmissions, in the order they were sent.
+        let mut i = 0;
+        while let Some(&(s, t)) = r.resent.get(i) {
+            let in_flight = s >= first && {
                 let m = self.segs[(s - self.una) as usize];
-                let mark = r.marks[(s - r.base) as usize];
-                m.sent() == t && !m.sacked() && (mark & LOST == 0 || mark & RETRANS != 0)
+                m.sent() == t && !m.sacked() && (!m.lost() || m.retrans_out())
             };
             if !in_flight {
                 if i == 0 {
-                    r.sent.pop_front();
+                    r.resent.pop_front();
                 } else {
                     i += 1;
                 }
                 continue;
             }
-            if !sent_after(xmit_ts, r.end_seq, t, s + 1) {
+            if !check(s, t, r) {
                 break;
             }
-            let due = t + r.rtt + reo;
-            if due <= now {
-                self.rack_mark_lost(s);
-                if i == 0 {
-                    self.rack.as_deref_mut()?.sent.pop_front();
-                } else {
-                    i += 1;
-                }
-            } else {
-                // Later entries were sent later: the last one sets the wait.
-                wait = Some(wait.map_or(due - now, |w| w.max(due - now)));
-                i += 1;
-            }
+            i += 1;
+        }
+        for s in lost {
+            self.rack_mark_lost(s);
         }
         wait
     }
@@ -448,15 +476,15 @@ impl Sender {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        let m = &mut r.marks[(s - r.base) as usize];
-        let newly = *m & LOST == 0;
+        let m = &mut self.segs[(s - self.una) as usize];
+        let newly = !m.lost();
         if newly {
-            *m |= LOST;
+            m.set_lost(true);
             r.lost_out += 1;
             r.marked_lost += 1;
         }
-        if *m & RETRANS != 0 {
-            *m &= !RETRANS;
+        if m.retrans_out() {
+            m.set_retrans_out(false);
             r.retrans_out -= 1;
             r.lost_retransmits += 1;
         }
@@ -472,13 +500,10 @@ impl Sender {
         if r.lost_out == 0 {
             return None;
         }
-        let mut s = r.hint.max(r.base);
+        let mut s = r.hint.max(self.una);
         while s < self.high {
-            let mark = r.marks[(s - r.base) as usize];
-            if mark & LOST != 0
-                && mark & RETRANS == 0
-                && !self.segs[(s - self.una) as usize].sacked()
-            {
+            let m = self.segs[(s - self.una) as usize];
+            if m.lost() && !m.retrans_out() && !m.sacked() {
                 r.hint = s;
                 return Some(s);
             }
@@ -540,27 +565,25 @@ impl Sender {
         r.reo_at = OptTime::NONE;
         r.tlp_high = Opt::NONE;
         if !r.keep_sack {
-            r.marks.iter_mut().for_each(|m| *m = 0);
+            self.segs.iter_mut().for_each(|m| *m = m.unmarked());
             (r.lost_out, r.retrans_out, r.hint, r.fack) = (0, 0, self.una, self.una);
-            r.sent.clear();
+            // Nothing sent before the timeout is RACK's to judge any more.
+            r.orig_from = self.high;
+            r.resent.clear();
             return false;
         }
         for s in self.una..self.high {
-            let m = self.segs[(s - self.una) as usize];
-            let Some(r) = self.rack.as_deref_mut() else {
-                return false;
-            };
+            let m = &mut self.segs[(s - self.una) as usize];
             let recent = r.rack && s != self.una && m.sent() + r.rtt > now;
             if m.sacked() || recent {
                 continue;
             }
-            let mark = &mut r.marks[(s - r.base) as usize];
-            if *mark & LOST == 0 {
-                *mark |= LOST;
+            if !m.lost() {
+                m.set_lost(true);
                 r.lost_out += 1;
             }
-            if *mark & RETRANS != 0 {
-                *mark &= !RETRANS;
+            if m.retrans_out() {
+                m.set_retrans_out(false);
                 r.retrans_out -= 1;
             }
             r.hint = r.hint.min(s);

@@ -24,23 +24,28 @@ use crate::time::{OptTime, SimTime};
 use crate::util::packed_option::Opt;
 
 /// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
-/// per segment in flight): when it was last sent, in the low 62 bits (a run lasts less than
-/// 2^62 ns, `scenario/build.rs`), whether it was retransmitted (Karn's rule: no RTT sample
-/// from it) and whether a SACK block reported it.
+/// per segment in flight): when it was last sent, in the low 60 bits (a run lasts less than
+/// 2^60 ns, `config/units.rs`), whether it was retransmitted (Karn's rule: no RTT sample
+/// from it), whether a SACK block reported it, and RACK-TLP's two marks (`rack.rs`; Linux's
+/// `TCPCB_LOST` and `TCPCB_SACKED_RETRANS`), which only a connection with RACK, TLP or the
+/// kept scoreboard sets.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct SegMeta(u64);
 
 const RETX: u64 = 1 << 63;
 const SACKED: u64 = 1 << 62;
+const LOST: u64 = 1 << 61;
+const RETRANS_OUT: u64 = 1 << 60;
+const MARKS: u64 = LOST | RETRANS_OUT;
 
 impl SegMeta {
     fn new(sent: SimTime) -> SegMeta {
-        debug_assert!(sent.0 < SACKED, "times fit in 62 bits");
+        debug_assert!(sent.0 < RETRANS_OUT, "times fit in 60 bits");
         SegMeta(sent.0)
     }
 
     pub fn sent(self) -> SimTime {
-        SimTime(self.0 & (SACKED - 1))
+        SimTime(self.0 & (RETRANS_OUT - 1))
     }
 
     pub fn retx(self) -> bool {
@@ -55,9 +60,32 @@ impl SegMeta {
         self.0 = (self.0 & !SACKED) | if on { SACKED } else { 0 };
     }
 
-    /// Sent again at `now`: retransmitted, and keeping its SACK mark.
+    /// Deemed lost (RACK, or a timeout that kept the scoreboard).
+    pub fn lost(self) -> bool {
+        self.0 & LOST != 0
+    }
+
+    /// Retransmitted and not since deemed lost again: in flight as a retransmission.
+    pub fn retrans_out(self) -> bool {
+        self.0 & RETRANS_OUT != 0
+    }
+
+    pub fn set_lost(&mut self, on: bool) {
+        self.0 = (self.0 & !LOST) | if on { LOST } else { 0 };
+    }
+
+    pub fn set_retrans_out(&mut self, on: bool) {
+        self.0 = (self.0 & !RETRANS_OUT) | if on { RETRANS_OUT } else { 0 };
+    }
+
+    /// Without RACK-TLP's marks (a segment SACKed, or a timeout that forgets them).
+    pub fn unmarked(self) -> SegMeta {
+        SegMeta(self.0 & !MARKS)
+    }
+
+    /// Sent again at `now`: retransmitted, and keeping its SACK and RACK-TLP marks.
     fn resent(&mut self, now: SimTime) {
-        *self = SegMeta(SegMeta::new(now).0 | RETX | (self.0 & SACKED));
+        *self = SegMeta(SegMeta::new(now).0 | RETX | (self.0 & (SACKED | MARKS)));
     }
 }
 
@@ -451,13 +479,21 @@ impl Sender {
             return;
         }
         let w = self.window();
-        if self.rate.is_some() | self.pacer.is_some() | self.rack.is_some() {
+        // RACK-TLP has per-segment work only for segments sent again (after a timeout).
+        if self.rate.is_some()
+            | self.pacer.is_some()
+            | (self.rack.is_some() & (self.nxt < self.high))
+        {
             self.send_tracked(w, io);
         } else {
+            let before = self.nxt;
             while self.nxt - self.una < w && self.app_has(self.nxt) {
                 let seg = self.nxt;
                 self.transmit(seg, io);
                 self.nxt += 1;
+            }
+            if self.nxt != before && self.rack.is_some() {
+                self.rack_sent_new();
             }
         }
         self.note_flight();

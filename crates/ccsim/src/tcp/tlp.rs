@@ -165,7 +165,7 @@ impl Sender {
         if let Some(r) = self.rack.as_deref_mut() {
             r.reo_at = OptTime::NONE;
         }
-        self.rack_detect(self.board.n_sacked as u64);
+        self.rack_detect(self.una, self.board.n_sacked as u64);
         if self.recovery_pipe() != before {
             if matches!(self.st.ca_state, CaState::Open | CaState::Cwr)
                 && self.may_fast_retransmit()
