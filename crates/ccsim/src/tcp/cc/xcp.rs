@@ -17,8 +17,9 @@
 //! `max(AR·RTT·f, 1 segment)`, `AR` the rate the routers admitted for the flow
 //! (`(H_cwnd + H_feedback)/H_rtt`), RTT the sender's smoothed RTT, and `f` 0.02 where the queue
 //! was at or above `Q_th`, 0.05 otherwise (the printed factors). The paper does not say how
-//! often; like an ECN response (RFC 3168 §6.1.2) it applies at most once per RTT, and ACKs
-//! between apply their feedback as usual.
+//! often; by default, like an ECN response (RFC 3168 §6.1.2), it applies at most once per
+//! smoothed RTT, and ACKs between apply their feedback as usual; `adjust_every = "ack"`
+//! applies it on every ACK that carries the bit, the other reading.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -42,6 +43,20 @@ pub struct XcpConfig {
     /// Factor of `AR·RTT` otherwise, in (0, 1). Default 0.05.
     #[serde(default)]
     pub low_factor: Option<f64>,
+    /// How often the congestion bit may set the window: "rtt" (at most once per smoothed
+    /// RTT, as an ECN response) or "ack" (on every ACK that carries it). Default "rtt".
+    #[serde(default)]
+    pub adjust_every: Option<AdjustEvery>,
+}
+
+/// How often the window adjustment applies (the paper does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AdjustEvery {
+    /// At most once per smoothed RTT; ACKs in between apply their feedback.
+    Rtt,
+    /// On every ACK whose congestion bit is set.
+    Ack,
 }
 
 impl CcConfig for XcpConfig {
@@ -52,6 +67,7 @@ impl CcConfig for XcpConfig {
             adjust: self.window_adjustment.unwrap_or(false),
             high_factor: fraction("high_factor", self.high_factor.unwrap_or(0.02))?,
             low_factor: fraction("low_factor", self.low_factor.unwrap_or(0.05))?,
+            every_ack: self.adjust_every == Some(AdjustEvery::Ack),
             next_adjust: SimTime::ZERO,
         })
     }
@@ -62,6 +78,8 @@ pub struct Xcp {
     adjust: bool,
     high_factor: f64,
     low_factor: f64,
+    /// Adjust on every congested ACK, not at most once per RTT.
+    every_ack: bool,
     /// No window adjustment before this time (once per RTT).
     next_adjust: SimTime,
 }
@@ -93,7 +111,7 @@ impl CongestionControl for Xcp {
         if st.ca_state == CaState::Recovery {
             return true;
         }
-        if self.adjust && congested && st.now >= self.next_adjust {
+        if self.adjust && congested && (self.every_ack || st.now >= self.next_adjust) {
             let f = if queue_high {
                 self.high_factor
             } else {
@@ -187,6 +205,29 @@ mod tests {
         st.now = SimTime::from_secs(3);
         x.on_feedback(&mut st, &fb(1.0, 1.0, true, true));
         assert_eq!(st.cwnd, 1.0);
+    }
+
+    #[test]
+    fn adjusting_on_every_ack_ignores_the_rtt() {
+        let mut x = XcpConfig {
+            window_adjustment: Some(true),
+            adjust_every: Some(AdjustEvery::Ack),
+            ..XcpConfig::default()
+        }
+        .build(&test_ctx(Profile::Linux))
+        .unwrap();
+        let mut st = test_state(100.0, 5.0);
+        st.srtt = SimTime::from_millis(500);
+        st.now = SimTime::from_secs(1);
+        // AR = 1,000 segments/s, RTT 0.5 s: 500 segments; queue high: ×0.02 = 10.
+        x.on_feedback(&mut st, &fb(1.0, 1000.0, true, true));
+        assert_eq!(st.cwnd, 10.0);
+        // 1 ms later, queue below Q_th: ×0.05 = 25 at once; a clear bit applies the feedback.
+        st.now = SimTime::from_millis(1001);
+        x.on_feedback(&mut st, &fb(1.0, 1000.0, true, false));
+        assert_eq!(st.cwnd, 25.0);
+        x.on_feedback(&mut st, &fb(3.0, 1000.0, false, false));
+        assert_eq!(st.cwnd, 28.0);
     }
 
     #[test]
