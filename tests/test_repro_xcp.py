@@ -66,22 +66,26 @@ def test_every_case_is_a_valid_scenario_with_the_stated_settings(xcp, setup):
     assert setup.BDP_PKTS == 649 and abs(setup.BUFFER - setup.BDP_PKTS) <= 1
 
 
-def test_xcp_sender_options_are_the_ones_the_report_names():
-    """The report says the window adjustment has no option for how often it applies; if the
-    core gains one, this fails and the report's sensitivity section must use it."""
+def test_xcp_sender_options_are_the_ones_the_report_names(xcp, setup):
+    """The report varies the window adjustment's factors and how often it applies
+    (`adjust_every`); the core takes those options and refuses bad values by name."""
     cc = ccsim.schema()["$defs"]["CcSpec"]
     text = json.dumps(cc)
-    assert "high_factor" in text and "low_factor" in text
+    assert "high_factor" in text and "low_factor" in text and "adjust_every" in text
     with pytest.raises(ccsim.ScenarioError, match="adjust_every"):
         ccsim.validate(
             ROOT / "scenarios" / "xcp.toml",
-            overrides={"flows.f0.tcp.cc": {"kind": "xcp", "adjust_every": "rtt"}},
+            overrides={"flows.f0.tcp.cc": {"kind": "xcp", "adjust_every": "rarely"}},
         )
     with pytest.raises(ccsim.ScenarioError, match="high_factor"):
         ccsim.validate(
             ROOT / "scenarios" / "xcp.toml",
             overrides={"flows.f0.tcp.cc": {"kind": "xcp", "high_factor": 1.0}},
         )
+    every = {(c.case, c.variant) for c in xcp.sensitivity_cases(1) if c.every == "ack"}
+    assert every == {(c, v) for c in ("single", "same") for v in ("wa-printed", "wa-cut")}
+    cc = setup.congestion_control(setup.Case(variant="wa-cut", every="ack"))
+    assert cc["adjust_every"] == "ack" and cc["high_factor"] == 0.98
 
 
 def test_start_jitter_is_per_replication_and_small(setup):

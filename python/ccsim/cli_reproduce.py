@@ -74,7 +74,7 @@ PAPERS = {
         "xcp/run.py",
         "xcp.md",
         "XCP with the congestion-bit window adjustment vs HS-TCP, BIC (Sheela & Raja)",
-        "about 7 min, 1 worker",
+        "3-15 min, 1 worker (15 with other work on both cores)",
     ),
 }
 

@@ -86,6 +86,7 @@ def sensitivity_cases(reps: int) -> list[Case]:
                 for v in ("wa-printed", "wa-cut")
             ]
             out += [Case(case=c, variant="wa-printed", rep=r, factors=(f, f)) for f in FACTORS]
+            out += [Case(case=c, variant=v, rep=r, every="ack") for v in ("wa-printed", "wa-cut")]
     for c in ("single", "same", "rtt"):
         for r in range(reps):
             out += [

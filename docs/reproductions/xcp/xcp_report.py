@@ -81,7 +81,8 @@ class Data:
     def factor_rows(self) -> pd.DataFrame:
         """The factor sweep (high = low = f), ns2 profile, SACK."""
         r = self.rows
-        r = r[(r["factors"] != "") & (r["profile"] == "ns2") & (r["recovery"] == "sack")].copy()
+        r = r[(r["factors"] != "") & (r["profile"] == "ns2") & (r["recovery"] == "sack")]
+        r = r[r["every"] == "rtt"].copy()
         r["f"] = [float(x.strip("()").split(",")[0]) for x in r["factors"]]
         return r
 
@@ -90,13 +91,22 @@ class Data:
 
     def select(self, **eq) -> pd.DataFrame:
         r = self.rows
-        base = {"profile": "ns2", "recovery": "sack", "factors": ""}
+        base = {"profile": "ns2", "recovery": "sack", "factors": "", "every": "rtt"}
         for k, v in {**base, **eq}.items():
             r = r[r[k] == v]
         return r
 
     def sens(self, by: list[str], metrics: list[str], **eq) -> pd.DataFrame:
         return summarise(self.select(**eq), by, metrics)
+
+    def every(self) -> pd.DataFrame:
+        """The window adjustment's frequency (ns2 profile, SACK, the variant's own factors,
+        Q_th half the headline buffer) by (case, variant, every)."""
+        rows = self.rows
+        rows = rows[(rows["profile"] == "ns2") & (rows["recovery"] == "sack")]
+        rows = rows[(rows["factors"] == "") & rows["qth"].isna() & (rows["buffer"] == BUFFER)]
+        rows = rows[rows["variant"].isin(["wa-printed", "wa-cut"])]
+        return summarise(rows, ["case", "variant", "every"], ["efficiency", "deepest_cut"])
 
     def buffers(self) -> pd.DataFrame:
         """The buffer sweep (ns2 profile, SACK, printed factors, Q_th half the buffer) by
@@ -373,6 +383,29 @@ def factor_table(d: Data) -> str:
     )
 
 
+def every_table(d: Data) -> str:
+    """The window adjustment at most once per RTT (the headline runs) against on every
+    congested ACK, one flow and four with equal RTTs."""
+    s = d.every().set_index(["case", "variant", "every"])
+    rows = []
+    for v in ("wa-printed", "wa-cut"):
+        for every, label in (("rtt", "at most once per RTT"), ("ack", "on every congested ACK")):
+            one, four = s.loc[("single", v, every)], s.loc[("same", v, every)]
+            rows.append(
+                [
+                    LABEL[v],
+                    label,
+                    pm(one, "efficiency"),
+                    pm(four, "efficiency"),
+                    pm(one, "deepest_cut", digits=0),
+                ]
+            )
+    return table(
+        ["variant", "adjusts", "efficiency, one flow", "efficiency, four flows", "deepest cut"],
+        rows,
+    )
+
+
 def qth_table(d: Data) -> str:
     s = d.sens(["case", "variant", "qth_eff"], ["efficiency"], buffer=BUFFER)
     s = s.set_index(["case", "variant", "qth_eff"])
@@ -486,9 +519,9 @@ def write_report(head, sens, figures, timing: dict, metrics: list[str]) -> Path:
         "multi_table": multi_table(d),
         "factor_table": factor_table(d),
         "qth_table": qth_table(d),
+        "every_table": every_table(d),
         "buffer_table": buffer_table(d),
         "other_table": other_table(d),
-        "wa_printed_util": pm(d.h("single", "wa-printed"), "utilisation"),
         **prose(d),
     }
     text = string.Template(TEMPLATE.read_text()).substitute(values)

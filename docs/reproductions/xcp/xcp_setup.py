@@ -112,6 +112,7 @@ class Case:
     buffer: int = BUFFER
     qth: int | None = None  # None: half the buffer
     factors: tuple[float, float] | None = None  # None: the variant's own
+    every: str = "rtt"  # how often the window adjustment may apply: "rtt" or "ack"
     recovery: str = RECOVERY
     profile: str = PROFILE
     packets: bool = False  # trace the bottleneck's packets (figures only: ~10 s a run)
@@ -145,7 +146,10 @@ def congestion_control(case: Case):
     if case.variant == "xcp":
         return "xcp"
     high, low = case.factors or (PRINTED if case.variant == "wa-printed" else CUT)
-    return {"kind": "xcp", "window_adjustment": True, "high_factor": high, "low_factor": low}
+    cc = {"kind": "xcp", "window_adjustment": True, "high_factor": high, "low_factor": low}
+    if case.every != "rtt":
+        cc["adjust_every"] = case.every
+    return cc
 
 
 def queue(case: Case) -> dict:

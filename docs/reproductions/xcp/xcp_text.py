@@ -194,6 +194,25 @@ def factor_prose(d: Data) -> str:
     )
 
 
+def every_prose(d: Data) -> str:
+    s = d.every().set_index(["case", "variant", "every"])
+    parts = []
+    for v, name in (("wa-printed", "As printed"), ("wa-cut", "Read as a cut")):
+        rtt, ack = s.loc[("single", v, "rtt")], s.loc[("single", v, "ack")]
+        way = _dir(apart(ack, rtt, "efficiency"), "raises", "lowers", "leaves level")
+        parts.append(
+            f"{name}, adjusting on every congested ACK {way} one flow's efficiency "
+            f"({pm(ack, 'efficiency')} against {pm(rtt, 'efficiency')} at most once per RTT; "
+            f"deepest cut {pm(ack, 'deepest_cut', digits=0)} against "
+            f"{pm(rtt, 'deepest_cut', digits=0)})"
+        )
+    return (
+        ". ".join(parts)
+        + ". The frequency is a second reading the paper leaves open; the verdicts above use "
+        "once per RTT, as an ECN response."
+    )
+
+
 def qth_prose(d: Data) -> str:
     s = d.sens(["case", "variant", "qth_eff"], ["efficiency"], buffer=BUFFER)
     g = s[(s["case"] == "single") & (s["variant"] == "wa-printed")].set_index("qth_eff")
@@ -273,6 +292,7 @@ def prose(d: Data) -> dict:
         "multi_prose": multi_prose(d),
         "factor_prose": factor_prose(d),
         "qth_prose": qth_prose(d),
+        "every_prose": every_prose(d),
         "buffer_prose": buffer_prose(d),
         "other_prose": other_prose(d),
         "labels": ", ".join(LABEL.values()),
