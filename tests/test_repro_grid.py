@@ -18,12 +18,26 @@ def sweep(name="tiny", limits=(10, 100)):
     return ccsim.Sweep(base(1), {"topology.bottleneck.queue.limit": list(limits)}, name=name)
 
 
-def test_options_every_reproduction_takes():
-    ap = grid.parser("Reproduces a paper.\n\nDetails.")
+def test_options_every_reproduction_takes(tmp_path, capsys):
+    ap = grid.parser("Reproduces a paper.\n\nDetails.", "a small grid")
     assert ap.description == "Reproduces a paper."
-    args = ap.parse_args(["--workers", "3", "--force"])
-    assert (args.workers, args.force) == (3, True)
-    assert (ap.parse_args([]).workers, ap.parse_args([]).force) == (1, False)
+    assert "a small grid: print the headline numbers" in " ".join(ap.format_help().split())
+    args = grid.parse(ap, ["--workers", "3", "--force"])
+    assert (args.workers, args.force, args.quick, args.headline) == (3, True, False, None)
+    args = grid.parse(ap, [])
+    assert (args.workers, args.force) == (1, False)
+    args = grid.parse(ap, ["--quick", "--headline", str(tmp_path / "h.json")])
+    assert args.quick and args.headline == tmp_path / "h.json"
+    # Refused by name, with what is accepted.
+    for argv, said in (
+        (["--workers", "0"], "--workers: must be at least 1, got 0"),
+        (["--headline", "h.json"], "--headline: only with --quick"),
+    ):
+        with pytest.raises(SystemExit):
+            grid.parse(ap, argv)
+        assert said in capsys.readouterr().err
+    # A script that keeps nothing on disk has no --force.
+    assert "--force" not in grid.parser("Reproduces a paper.", "q", force=False).format_help()
 
 
 def test_timing_is_kept_from_the_last_full_computation(tmp_path):
@@ -64,7 +78,7 @@ def test_output_is_shown_relative_to_the_repository(tmp_path):
 
 def test_dask_option_and_grids_on_a_dask_client(tmp_path):
     distributed = pytest.importorskip("distributed")
-    ap = grid.parser("Reproduces a paper.", dask=True)
+    ap = grid.parser("Reproduces a paper.", "q", dask=True)
     assert ap.parse_args(["--dask", "tcp://h:8786"]).dask == "tcp://h:8786"
     assert ap.parse_args([]).dask is None and ap.parse_args([]).workers == 1
     with pytest.raises(SystemExit):  # a local pool or a cluster, not both
@@ -72,7 +86,7 @@ def test_dask_option_and_grids_on_a_dask_client(tmp_path):
     with pytest.raises(SystemExit):  # a malformed address ends the script, no traceback
         with grid.dask_client(ap, "no-port"):
             pass
-    assert "--dask" not in grid.parser("Reproduces a paper.").format_help()
+    assert "--dask" not in grid.parser("Reproduces a paper.", "q").format_help()
 
     local = grid.run_grid(sweep(), tmp_path / "local", 0, False)
     with distributed.LocalCluster(

@@ -16,11 +16,13 @@ import ccsim
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def parser(doc: str, dask: bool = False) -> argparse.ArgumentParser:
+def parser(doc: str, quick: str, dask: bool = False, force: bool = True) -> argparse.ArgumentParser:
     """A script's argument parser, described by its docstring's first paragraph, with the
-    options every reproduction takes: ``--workers`` and ``--force``; with ``dask``, also
-    ``--dask ADDRESS`` (only for a script whose grids all go through :func:`run_grid` with
-    the client of :func:`dask_client`: elsewhere the option would be ignored)."""
+    options every reproduction takes: ``--workers``, ``--quick`` (``quick`` says what its
+    reduced run is) with ``--headline PATH``, and with ``force`` (a script that keeps its
+    runs on disk) ``--force``; with ``dask``, also ``--dask ADDRESS`` (only for a script
+    whose grids all go through :func:`run_grid` with the client of :func:`dask_client`:
+    elsewhere the option would be ignored). Parse with :func:`parse`."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     pool = ap.add_mutually_exclusive_group() if dask else ap
     pool.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
@@ -31,8 +33,26 @@ def parser(doc: str, dask: bool = False) -> argparse.ArgumentParser:
             help="run the grids on the Dask scheduler at ADDRESS (tcp://host:8786); the "
             "single runs (figures, checks) stay in this process",
         )
-    ap.add_argument("--force", action="store_true", help="rerun points already on disk")
+    if force:
+        ap.add_argument("--force", action="store_true", help="rerun points already on disk")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{quick}: print the headline numbers as JSON (with --headline PATH: write them "
+        "there); no figures, no report",
+    )
+    ap.add_argument("--headline", type=Path, metavar="PATH", help="with --quick: write them here")
     return ap
+
+
+def parse(ap: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``ap``'s arguments, with the checks every reproduction makes."""
+    args = ap.parse_args(argv)
+    if args.workers < 1:
+        ap.error(f"--workers: must be at least 1, got {args.workers}")
+    if args.headline and not args.quick:
+        ap.error("--headline: only with --quick")
+    return args
 
 
 @contextlib.contextmanager

@@ -225,7 +225,9 @@ def run_script(root: Path, command: list[str]) -> tuple[int, bool]:
 # --- the command ------------------------------------------------------------------------------
 
 
-_ADDS_QUICK = re.compile(r"""add_argument\(\s*["']--quick["']""")
+# A script declares --quick itself, or through the reproductions' shared parser (which always
+# adds it: docs/reproductions/repro_grid.py).
+_ADDS_QUICK = re.compile(r"""add_argument\(\s*["']--quick["']|\bparser\(\s*__doc__""")
 
 
 def _quick_mode(root: Path, paper: str) -> str:

@@ -57,7 +57,7 @@ from acns_setup import (  # noqa: E402, F401  (the tests use them)
     start_shifts,
 )
 from acns_stats import diff, paired, per_run  # noqa: E402
-from repro_grid import headline, parser  # noqa: E402
+from repro_grid import headline, parse, parser  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -156,15 +156,8 @@ def quick(workers: int = 1, force: bool = False, out: Path = RESULTS / "acns-qui
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__)
-    ap.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"a reduced run ({QUICK_REPLICATIONS} replications, seconds): print the headline "
-        "numbers as JSON (with --headline PATH: write them there); no figures, no report",
-    )
-    ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
-    args = ap.parse_args(argv)
+    ap = parser(__doc__, f"a reduced run ({QUICK_REPLICATIONS} replications, seconds)")
+    args = parse(ap, argv)
     if args.quick:
         headline(quick(args.workers, args.force), args.headline)
         return

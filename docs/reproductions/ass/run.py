@@ -85,7 +85,7 @@ from ass_setup import (  # noqa: E402, F401  (the tests use CLAIMS and the axis 
     STARTUP,
     SWEEP,
 )
-from repro_grid import dask_client, headline, parser, run_grid  # noqa: E402
+from repro_grid import dask_client, headline, parse, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -280,16 +280,9 @@ def quick(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__, dask=True)
+    ap = parser(__doc__, f"a reduced grid ({QUICK_SEEDS} seeds, seconds)", dask=True)
     ap.add_argument("--no-figures", action="store_true", help="keep the figures already drawn")
-    ap.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"a reduced grid ({QUICK_SEEDS} seeds, seconds): print the headline numbers as "
-        "JSON (with --headline PATH: write them there); no figures, no report",
-    )
-    ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
-    args = ap.parse_args(argv)
+    args = parse(ap, argv)
     with dask_client(ap, args.dask) as client:
         reproduce(args, argv, client)
 

@@ -100,7 +100,7 @@ from ndca_setup import (  # noqa: E402
     WIRE,
     alg_of,
 )
-from repro_grid import headline, keep_timing, parser, run_grid, shown  # noqa: E402
+from repro_grid import headline, keep_timing, parse, parser, run_grid, shown  # noqa: E402
 
 RUNS_OUT = RESULTS / "ndca-runs"  # the single runs behind the time-series figures
 
@@ -440,18 +440,14 @@ def extra_numbers(sw: dict[str, dict], main_pp: pd.DataFrame) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__)
+    ap = parser(__doc__, "reduced grids (under a minute)")
     ap.add_argument(
         "--full-seeds", type=int, default=FULL_SEEDS,
         help=f"seeds of the 30-minute Fig. 6 grid, 1 ... N (default {FULL_SEEDS}; 0 skips it)",
     )  # fmt: skip
-    ap.add_argument("--quick", action="store_true", help="the quick mode only (< 1 minute)")
-    ap.add_argument("--headline", type=Path, help="with --quick: write its numbers here (JSON)")
-    args = ap.parse_args(argv)
+    args = parse(ap, argv)
     if not 0 <= args.full_seeds <= FULL_SEEDS:
         ap.error(f"--full-seeds: {args.full_seeds} is not between 0 and {FULL_SEEDS}")
-    if args.headline and not args.quick:
-        ap.error("--headline: only with --quick")
     if args.quick:
         headline(quick(args.workers, args.force), args.headline)
         return

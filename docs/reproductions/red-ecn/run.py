@@ -62,7 +62,7 @@ from red_ecn_setup import (  # noqa: E402
     VARIANT_ORDER,
     VARIANTS,
 )
-from repro_grid import dask_client, headline, parser, run_grid  # noqa: E402
+from repro_grid import dask_client, headline, parse, parser, run_grid  # noqa: E402
 from repro_provenance import provenance  # noqa: E402
 
 
@@ -262,16 +262,9 @@ def quick(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = parser(__doc__, dask=True)
+    ap = parser(__doc__, f"both grids with {QUICK_SEEDS} seeds (seconds)", dask=True)
     ap.add_argument("--no-readings", action="store_true", help="skip the sensitivity grid")
-    ap.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"both grids with {QUICK_SEEDS} seeds; print the headline numbers as JSON (with "
-        "--headline PATH: write them there); no figures, no report",
-    )
-    ap.add_argument("--headline", type=Path, help="with --quick: write the numbers here")
-    args = ap.parse_args(argv)
+    args = parse(ap, argv)
     with dask_client(ap, args.dask) as client:
         reproduce(args, argv, client)
 

@@ -16,7 +16,6 @@ the buffer, the loss recovery and the defaults profile. Writes the figures into
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -26,14 +25,13 @@ import pandas as pd
 # This paper's modules beside it, and the helpers the five share (repro_grid,
 # repro_provenance) one folder up.
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-from repro_grid import headline  # noqa: E402
+from repro_grid import headline, parse, parser  # noqa: E402
 from xcp_runs import run_all, summarise  # noqa: E402
 from xcp_setup import (  # noqa: E402
     BUFFER,
     BUFFERS,
     FACTORS,
     QTH_SHARES,
-    QUICK_JSON,
     QUICK_REPLICATIONS,
     REPLICATIONS,
     RESULTS,
@@ -142,17 +140,9 @@ def full(workers: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    ap.add_argument("--quick", action="store_true", help="headline numbers only (seconds)")
-    ap.add_argument(
-        "--headline", type=Path, help=f"with --quick: write them here ({QUICK_JSON.name})"
-    )
-    args = ap.parse_args(argv)
-    if args.workers < 1:
-        ap.error(f"--workers must be at least 1, got {args.workers}")
-    if args.headline and not args.quick:
-        ap.error("--headline goes with --quick")
+    # Every run is computed afresh (none is kept on disk), so there is nothing to --force.
+    ap = parser(__doc__, "the one-flow and four-flow headline cases (seconds)", force=False)
+    args = parse(ap, argv)
     if args.quick:
         headline(quick(args.workers), args.headline)
         return

@@ -22,7 +22,6 @@ FIGURES = DOCS / "figures"
 REPORT = DOCS / "xcp.md"
 TEMPLATE = Path(__file__).with_name("template.md")
 RESULTS = ROOT / "results" / "xcp"  # git-ignored: the rows of the last full run
-QUICK_JSON = ROOT / "tests" / "repro_quick" / "xcp.json"
 
 # The path (ns-2 profile: 1000-byte segments, 40 bytes of headers).
 RATE_BPS = 10e6
