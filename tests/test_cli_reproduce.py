@@ -183,6 +183,9 @@ def test_ctrl_c_stops_the_script_cleanly(checkout):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # As a terminal's foreground job: a test run in the background (`cmd &`) would hand
+        # down SIGINT ignored, and Python keeps an inherited SIG_IGN.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     started = checkout / "docs" / "reproductions" / "started"
     deadline = time.monotonic() + 60
