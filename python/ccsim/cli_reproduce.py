@@ -61,8 +61,8 @@ PAPERS = {
         "ndca/run.py",
         "ndca.md",
         "NDCA-TCP vs HighSpeed TCP on a 1 Gb/s chain (Park et al.)",
-        "roughly an hour: Fig. 6 at 30 simulated min x 10 seeds on 1 worker (the script's "
-        "--full-seeds N: fewer)",
+        "about 1 h, 2 workers, most of it Fig. 6 at 30 simulated min x 10 seeds (the "
+        "script's --full-seeds N: fewer)",
     ),
     "red-ecn": Paper(
         "red-ecn/run.py",

@@ -83,7 +83,8 @@ SETUP_ROWS = [
         "**30 minutes** for Fig. 6, {full_seeds_text}; **{duration} s** for the rest",
         "a saturated 1 Gb/s path costs ccsim about {events_m:.1f} million events per simulated "
         "second, so 10 seeds × 8 points × 30 minutes take about {full_core_h} hours of "
-        "simulator time here (one run at a time, other work on both cores); the other studies "
+        "simulator time here (the runs' own wall times summed, other work on both cores); the "
+        "other studies "
         "use {duration} s. A {duration} s run at "
         "1 Gb/s sends about {pkts_m:.0f} million packets and so sees about {loss4:,.0f} "
         "random losses at 1e-4 and {loss7:.0f} at 1e-7 (the paper's 30 minutes: "
