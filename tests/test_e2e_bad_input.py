@@ -105,6 +105,25 @@ CASES = [
         ["greater than min_th", "10"],
     ),
     (
+        "CE selector with bits outside its mask",
+        "topology.links[0].queue",
+        {
+            "kind": "fq_codel",
+            "ce_threshold": "1ms",
+            "ce_threshold_selector": 3,
+            "ce_threshold_mask": 1,
+        },
+        "topology.links[0].queue.ce_threshold_selector",
+        ["0x03", "0x01", "never match"],
+    ),
+    (
+        "CE selector byte out of range",
+        "topology.links[0].queue",
+        {"kind": "fq_codel", "ce_threshold": "1ms", "ce_threshold_mask": 300},
+        "topology.links[0].queue.ce_threshold_mask",
+        ["300"],
+    ),
+    (
         "unknown loss model",
         "topology.links[0].loss",
         {"kind": "gremlins"},

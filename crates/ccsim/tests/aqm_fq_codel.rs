@@ -80,3 +80,54 @@ fn fq_codel_runs_codel_on_each_flow_queue() {
         "the voice flow is never cut"
     );
 }
+
+/// One bulk flow with the `tcp` settings through a 100 Mb/s, 10 ms FQ-CoDel bottleneck for
+/// 20 s, on both routes; the queue's mean sojourn time after 5 s (seconds) with the results.
+fn one_flow_through(queue: &str, tcp: &str) -> (f64, Results) {
+    let r = common::on_both_routes(&dumbbell(
+        "linux",
+        1,
+        "100Mbps",
+        10.0,
+        queue,
+        20.0,
+        &common::bulk_flows(1, tcp),
+        r#""series":["sojourn"],"interval":"10ms""#,
+    ));
+    let sojourn = common::mean_between(&r, ccsim::config::SeriesName::Sojourn, 0, 5.0, 20.0);
+    (sojourn, r)
+}
+
+#[test]
+fn ce_threshold_marks_l4s_traffic_at_once_and_the_selector_spares_classic_ecn() {
+    const L4S: &str = r#"{"kind":"fq_codel","ce_threshold":"1ms","ce_threshold_selector":1,"ce_threshold_mask":1}"#;
+    const ALL: &str = r#"{"kind":"fq_codel","ce_threshold":"1ms"}"#;
+    const PLAIN: &str = r#"{"kind":"fq_codel"}"#;
+    // TCP Prague (ECT(1)) through plain FQ-CoDel meets CoDel's 5 ms target; with a 1 ms
+    // threshold its packets are marked as soon as they wait longer, and the queue stays
+    // near the threshold at nearly full rate.
+    let (plain, _) = one_flow_through(PLAIN, r#""cc":"prague""#);
+    let (l4s, r) = one_flow_through(L4S, r#""cc":"prague""#);
+    assert!(plain > 0.003, "{plain}");
+    assert!(l4s < 0.0015, "{l4s}");
+    assert!(r.queues.f64s("utilisation")[0] > 0.85);
+    // CUBIC with classic ECN (ECT(0)) is not selected: the run is the plain one, exactly.
+    let cubic = r#""cc":"cubic","ecn":true"#;
+    let (_, classic_plain) = one_flow_through(PLAIN, cubic);
+    let (_, classic_l4s) = one_flow_through(L4S, cubic);
+    common::assert_same_tables(
+        &classic_plain,
+        &classic_l4s,
+        "ECT(0) under the ECT(1) selector",
+    );
+    // Without the selector the threshold marks it too, and a classic flow halves its window
+    // on each round's mark: the link goes partly unused (why L4S setups select ECT(1)).
+    let (_, classic_all) = one_flow_through(ALL, cubic);
+    let goodput = |r: &Results| r.flows.f64s("goodput_bps")[0];
+    assert!(
+        goodput(&classic_all) < 0.8 * goodput(&classic_plain),
+        "{} vs {}",
+        goodput(&classic_all),
+        goodput(&classic_plain)
+    );
+}

@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::ce_threshold::CeThreshold;
 use super::param::{at_least_one, bytes_u32, positive_time};
 use super::{QueueConfig, QueueContext, QueueCtx, QueueDiscipline, Reason, Verdict};
 use crate::config::units::{Bytes, Duration};
@@ -44,6 +45,8 @@ pub struct CodelParams {
     pub mtu: u32,
     /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// Linux's `ce_threshold` (`ce_threshold.rs`), if set.
+    pub ce_threshold: Option<CeThreshold>,
 }
 
 /// Where the state machine takes packets from, and the backlog its MTU test reads.
@@ -153,6 +156,9 @@ impl CodelVars {
             self.lastcount = self.count;
             self.drop_next = control_law(now, params.interval, self.count);
         }
+        if let (Some(ce), Some(q)) = (params.ce_threshold, p) {
+            ce.apply(q, ctx);
+        }
         p
     }
 }
@@ -245,6 +251,10 @@ pub struct CodelSpec {
     /// Mark ECN-capable packets instead of dropping them. Default false (Linux `sch_codel`).
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// Mark CE every ECN-capable packet that leaves after more than this in the queue, beside
+    /// CoDel's own decisions (Linux `ce_threshold`). Default none.
+    #[serde(default)]
+    pub ce_threshold: Option<Duration>,
 }
 
 /// CoDel's parameters, shared with FQ-CoDel: defaults for what is left out, zero times refused.
@@ -253,12 +263,14 @@ pub(crate) fn params(
     interval: Option<Duration>,
     mtu: Option<Bytes>,
     ecn: bool,
+    ce_threshold: Option<CeThreshold>,
 ) -> Result<CodelParams, ParamError> {
     Ok(CodelParams {
         target: positive_time(target, TARGET, "target")?,
         interval: positive_time(interval, INTERVAL, "interval")?,
         mtu: bytes_u32(mtu, MTU),
         ecn,
+        ce_threshold,
     })
 }
 
@@ -267,7 +279,8 @@ impl QueueConfig for CodelSpec {
 
     fn build(&self, _ctx: &QueueContext) -> Result<Codel, ParamError> {
         let s = self;
-        let p = params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(false))?;
+        let ce = CeThreshold::from_spec(s.ce_threshold, None, None)?;
+        let p = params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(false), ce)?;
         let limit = at_least_one(s.limit, LIMIT, "limit", "packet")?;
         Ok(Codel::new(p, limit))
     }
@@ -285,6 +298,7 @@ mod tests {
             interval: INTERVAL,
             mtu: MTU,
             ecn,
+            ce_threshold: None,
         }
     }
 
@@ -417,5 +431,29 @@ mod tests {
             h.offer(&mut q, 0, 100, Ecn::Ect0, SimTime::ZERO),
             Verdict::Dropped(Reason::Overflow)
         );
+    }
+
+    #[test]
+    fn ce_threshold_marks_beside_codels_own_decisions() {
+        // Three ECT(0) packets queued at 0; a 1 ms threshold. CoDel itself does nothing while
+        // the sojourn is under its 5 ms target, but the threshold marks what waited > 1 ms.
+        let mut p = params(false);
+        p.ce_threshold = Some(CeThreshold {
+            after: SimTime::from_millis(1),
+            selector: 0,
+            mask: 0,
+        });
+        let mut h = Harness::new();
+        let mut q = Codel::new(p, LIMIT);
+        for _ in 0..3 {
+            h.offer(&mut q, 0, 1500, Ecn::Ect0, SimTime::ZERO);
+        }
+        let mut out = vec![];
+        for at in [SimTime::from_micros(500), ms(1.0), ms(2.0)] {
+            let pkt = q.dequeue(&mut h.ctx(at)).unwrap();
+            out.push(h.arena.get(pkt).ecn);
+        }
+        assert_eq!(out, [Ecn::Ect0, Ecn::Ect0, Ecn::Ce]);
+        assert_eq!((h.marked.len(), h.dropped.len()), (1, 0));
     }
 }

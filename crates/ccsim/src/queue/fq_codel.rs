@@ -18,6 +18,7 @@
 
 use std::collections::VecDeque;
 
+use super::ce_threshold::CeThreshold;
 use super::codel::{CodelParams, CodelSource, CodelVars};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -340,6 +341,19 @@ pub struct FqCodelSpec {
     /// Mark ECN-capable packets instead of dropping them. Default true (RFC 8290 §5, Linux).
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// Mark CE every ECN-capable packet that leaves after more than this in its queue, beside
+    /// CoDel's own decisions (Linux `ce_threshold`; L4S setups use about 1 ms with the ECT(1)
+    /// selector). Default none.
+    #[serde(default)]
+    pub ce_threshold: Option<Duration>,
+    /// Only packets whose DS field (DSCP and ECN bits) masked with `ce_threshold_mask` equals
+    /// this get `ce_threshold`'s mark: 1 with mask 1 selects ECT(1), L4S's identifier (Linux
+    /// `ce_threshold_selector`). Default 0.
+    #[serde(default)]
+    pub ce_threshold_selector: Option<u8>,
+    /// The DS-field bits `ce_threshold_selector` compares; 0 selects every packet. Default 0.
+    #[serde(default)]
+    pub ce_threshold_mask: Option<u8>,
 }
 
 impl QueueConfig for FqCodelSpec {
@@ -348,7 +362,9 @@ impl QueueConfig for FqCodelSpec {
     fn build(&self, _ctx: &QueueContext) -> Result<FqCodel, ParamError> {
         let s = self;
         let flows = flow_count(s.flows)?;
-        let codel = super::codel::params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(true))?;
+        let ce =
+            CeThreshold::from_spec(s.ce_threshold, s.ce_threshold_selector, s.ce_threshold_mask)?;
+        let codel = super::codel::params(s.target, s.interval, s.mtu, s.ecn.unwrap_or(true), ce)?;
         Ok(FqCodel::new(FqCodelParams {
             flows,
             quantum: bytes_u32(s.quantum, QUANTUM),
@@ -377,6 +393,7 @@ mod tests {
                 interval: codel::INTERVAL,
                 mtu: codel::MTU,
                 ecn: true,
+                ce_threshold: None,
             },
             limit: LIMIT,
             memory_limit: MEMORY_LIMIT,

@@ -10,11 +10,13 @@
 //! queues with PIE's controller in each, Linux `sch_fq_pie`), `cobalt` (CAKE's CoDel and BLUE in
 //! one queue), `xcp` (the XCP router,
 //! which rewrites the feedback of departing packets) and `acns` (the ACNS router, which writes
-//! per-flow commands into arriving packets that ask for one). An AQM marks an
+//! per-flow commands into arriving packets that ask for one). `ce_threshold` is Linux's
+//! immediate CE marking above a sojourn time, which `codel` and `fq_codel` take. An AQM marks an
 //! ECN-capable packet instead of dropping it only where its decision is a congestion signal
 //! that ECN may carry (RFC 3168 §5); a packet that does not fit the physical queue is always
 //! dropped.
 
+mod ce_threshold;
 mod param;
 mod registry;
 pub mod traced;
