@@ -1,13 +1,14 @@
 """Prague and DCTCP against CUBIC through DualPI2, FQ-CoDel and a step queue: an example study of
 L4S (RFC 9330–9332), not a paper's reproduction.
 
-    python docs/examples/l4s.py           # 120 runs (a few minutes on 2 cores), figure, report
+    python docs/examples/l4s.py           # 160 runs (a few minutes on 2 cores), figure, report
     python docs/examples/l4s.py --quick   # a small grid, for the tests
 
 Two flows share a 50 Mb/s bottleneck for 40 s: a scalable one (TCP Prague; DCTCP sending ECT(1)
 as L4S experiments run it; DCTCP sending ECT(0) as Linux's module does) or a second CUBIC flow,
 and a CUBIC flow (Not-ECT). Base RTTs are 10 and 40 ms. The queue is DualPI2 with Linux's
-defaults, FQ-CoDel with Linux's defaults (ECN on), or a step-marking queue at K = 12 packets
+defaults, FQ-CoDel with Linux's defaults (ECN on), the same with Linux's L4S ``ce_threshold``
+(1 ms, ECT(1) only), or a step-marking queue at K = 12 packets
 (DCTCP's rule K > C·RTT/7 at 50 Mb/s and 20 ms). Each point is replicated five times: CUBIC
 starts 0.5 to 2.5 s after the first flow, each with its own seed. Writes
 ``docs/examples/figures/l4s.png`` and regenerates ``docs/examples/l4s.md``; every number in the
@@ -43,6 +44,13 @@ STEP_K = 12  # packets: 50 Mb/s × 20 ms / 1500 B / 7, rounded up
 QUEUES = {
     "dualpi2": {"kind": "dualpi2"},
     "fq_codel": {"kind": "fq_codel"},
+    # Linux's L4S setting of FQ-CoDel: CE at once above 1 ms of sojourn, for ECT(1) only.
+    "fq_codel_ce": {
+        "kind": "fq_codel",
+        "ce_threshold": "1ms",
+        "ce_threshold_selector": 1,
+        "ce_threshold_mask": 1,
+    },
     "step": {"kind": "step", "threshold": STEP_K, "limit": 1000},
 }
 # The first flow of each mix; the second is always CUBIC.
@@ -278,10 +286,10 @@ def findings(s: pd.DataFrame) -> list[str]:
             "stays above 5 ms, RFC 8289), a signal a flow that halves answers at once and a "
             "scalable flow, which cuts by α/2 per marked round, answers slowly. This is the "
             "classic-ECN bottleneck that RFC 9331 asks L4S senders to detect (Linux's "
-            "Prague has that detection off by default, and so has ccsim's); Linux's FQ-CoDel "
-            "offers a shallow `ce_threshold` for ECT(1) for the same reason, which ccsim's "
-            "FQ-CoDel does not model yet."
+            "Prague has that detection off by default, and so has ccsim's)."
         )
+    if {("fq_codel", "prague"), ("fq_codel_ce", "prague")} <= have:
+        out.append(fq_codel_ce_finding(s))
     if {("step", "prague"), ("step", "cubic")} <= have:
         out.append(
             f"- **A step queue starves Not-ECT traffic.** At K = {STEP_K} packets the scalable "
@@ -296,6 +304,37 @@ def findings(s: pd.DataFrame) -> list[str]:
             f"{_range(s, 'step', 'cubic', 'first_p99_ms', '.1f')} ms."
         )
     return out
+
+
+def fq_codel_ce_finding(s: pd.DataFrame) -> str:
+    """What Linux's `ce_threshold` for ECT(1) changes in FQ-CoDel, each direction checked."""
+
+    def moved(mix: str, col: str) -> str:
+        a = s[(s["queue"] == "fq_codel") & (s["mix"] == mix)].sort_values("rtt_ms")[col]
+        b = s[(s["queue"] == "fq_codel_ce") & (s["mix"] == mix)].sort_values("rtt_ms")[col]
+        way = "falls" if (b.to_numpy() < a.to_numpy()).all() else "does not fall at every RTT"
+        return f"{way} from {_range(s, 'fq_codel', mix, col, '.1f')} to " + _range(
+            s, "fq_codel_ce", mix, col, ".1f"
+        )
+
+    text = (
+        "- **Linux's `ce_threshold` gives FQ-CoDel the shallow marking.** With CE at once "
+        'above 1 ms of sojourn for ECT(1) packets (`fq_codel_ce`: `ce_threshold = "1ms"`, '
+        "selector and mask 1, as Linux's L4S setups configure `sch_fq_codel`), Prague's "
+        f"99th-percentile wait {moved('prague', 'first_p99_ms')} ms"
+    )
+    if ("fq_codel_ce", "dctcp-ect1") in set(zip(s["queue"], s["mix"])):
+        text += (
+            f" and DCTCP-ECT(1)'s {moved('dctcp-ect1', 'first_p99_ms')} ms, while DCTCP "
+            "sending ECT(0) is not selected and waits "
+            f"{_range(s, 'fq_codel_ce', 'dctcp-ect0', 'first_p99_ms', '.1f')} ms as under "
+            "plain FQ-CoDel"
+        )
+    share = _range(s, "fq_codel_ce", "prague", "share")
+    return (
+        text + f"; flow queueing still shares the link ({share} for Prague), and the CUBIC "
+        "flow is untouched (its own queue, Not-ECT)."
+    )
 
 
 def report(runs: pd.DataFrame, s: pd.DataFrame) -> str:
@@ -314,7 +353,9 @@ def report(runs: pd.DataFrame, s: pd.DataFrame) -> str:
         + " and ".join(f"{r} ms" for r in sorted(s["rtt_ms"].unique()))
         + " (1 ms access links each way, the rest on the bottleneck). The bottleneck queue is "
         "DualPI2 with Linux's defaults (15 ms target, 1 ms L step, k = 2), FQ-CoDel with "
-        f"Linux's defaults (ECN on, 5 ms target), or a step-marking queue at K = {STEP_K} "
+        "Linux's defaults (ECN on, 5 ms target), FQ-CoDel with Linux's L4S `ce_threshold` "
+        "(`fq_codel_ce`: CE above 1 ms of sojourn for ECT(1) packets), or a step-marking "
+        f"queue at K = {STEP_K} "
         "packets (DCTCP's rule K > C·RTT/7 at 50 Mb/s and 20 ms) holding 1,000 packets. "
         f"Each point has {reps} replications: CUBIC starts {starts} s after the first flow, "
         "each with its own seed. **Queueing delay** is each data packet's wait in the "
