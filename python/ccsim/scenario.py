@@ -183,6 +183,7 @@ class Codel(_Builder):
     limit: int | None = None
     mtu: Quantity | None = None
     ecn: bool | None = None
+    ce_threshold: Quantity | None = None
 
 
 @dataclass
@@ -206,7 +207,8 @@ class Pie(_Builder):
 
 @dataclass
 class FqCodel(_Builder):
-    """FQ-CoDel (RFC 8290): 1024 ``flows``, ``quantum`` 1514 B, CoDel per flow, ECN on."""
+    """FQ-CoDel (RFC 8290): 1024 ``flows``, ``quantum`` 1514 B, CoDel per flow, ECN on; Linux's
+    ``ce_threshold`` (with ``ce_threshold_selector``/``ce_threshold_mask`` 1/1: ECT(1) only)."""
 
     kind: ClassVar[str] = "fq_codel"
     flows: int | None = None
@@ -218,6 +220,9 @@ class FqCodel(_Builder):
     drop_batch: int | None = None
     mtu: Quantity | None = None
     ecn: bool | None = None
+    ce_threshold: Quantity | None = None
+    ce_threshold_selector: int | None = None
+    ce_threshold_mask: int | None = None
 
 
 @dataclass
