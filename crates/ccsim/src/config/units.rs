@@ -58,7 +58,7 @@ impl Duration {
             ));
         }
         // Times are sums of durations in 64-bit nanoseconds, senders keep send times in 60 bits
-        // (`tcp/sender.rs`, `SegMeta`) and `SimTime::MAX` means none (`util/packed_option.rs`): a duration
+        // (`tcp/seg_meta.rs`) and `SimTime::MAX` means none (`util/packed_option.rs`): a duration
         // beyond would saturate, overflow once added, or not fit.
         if v * 1e9 >= (1u64 << 60) as f64 {
             return Err(format!(

@@ -452,7 +452,7 @@ pub fn build(sc: &Scenario, external: &[Box<ExternalFactory>]) -> Result<Simulat
         return err("duration", "must be positive");
     }
     // Durations are under 2^60 ns (`units.rs`), as senders keeping send times in 60 bits need
-    // (`tcp/sender.rs`, `SegMeta`).
+    // (`tcp/seg_meta.rs`).
     check_samples(sc)?;
     let net = expand(&sc.topology)?;
     let mut dirs = Vec::with_capacity(2 * net.links.len());

@@ -21,6 +21,7 @@ pub mod receiver;
 mod recovery;
 mod rtt;
 mod sack;
+mod seg_meta;
 pub mod sender;
 pub mod slow_start;
 #[cfg(test)]

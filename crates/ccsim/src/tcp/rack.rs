@@ -12,11 +12,11 @@
 //! not yet past the window arm the reordering timer for when the last of them will be.
 //!
 //! The scoreboard follows Linux's (`TCPCB_LOST`, `TCPCB_SACKED_RETRANS`, `lost_out`,
-//! `retrans_out`): a connection with any of the options keeps the two marks in each segment's
-//! record (`SegMeta`, beside its send time), and while RACK or the RTO's kept scoreboard is in charge the flight is
-//! Linux's `tcp_packets_in_flight`, `packets_out − sacked_out − lost_out + retrans_out`, and
-//! the segments to resend are the lost ones not yet resent, in sequence order
-//! (`tcp_xmit_retransmit_queue`), before new data.
+//! `retrans_out`): a connection with any of the options keeps the two marks in each
+//! segment's record (`SegMeta`, beside its send time), and while RACK or the RTO's kept
+//! scoreboard is in charge the flight is Linux's `tcp_packets_in_flight`,
+//! `packets_out − sacked_out − lost_out + retrans_out`, and the segments to resend are the lost
+//! ones not yet resent, in sequence order (`tcp_xmit_retransmit_queue`), before new data.
 //!
 //! With RACK on, as Linux with `tcp_recovery = 1`, recovery starts once RACK has marked a
 //! segment lost (`tcp_time_to_recover`, "the loss is proven"), not on the third duplicate
@@ -39,7 +39,8 @@
 use std::collections::VecDeque;
 
 use super::cc::CaState;
-use super::sender::{SegMeta, Sender};
+use super::seg_meta::SegMeta;
+use super::sender::Sender;
 use super::Io;
 use crate::config::Recovery;
 use crate::tcp::TcpParams;

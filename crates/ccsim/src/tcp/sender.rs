@@ -14,6 +14,7 @@ use super::pacing::Pacer;
 use super::prr::Prr;
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
+use super::seg_meta::SegMeta;
 use super::slow_start::SlowStart;
 use super::timer::{LazyTimer, TimerName, Timers};
 use super::Io;
@@ -22,72 +23,6 @@ use crate::packet::{flags, unwrap_seq, wire_seq, Kind, Packet, MAX_SACK};
 use crate::tcp::TcpParams;
 use crate::time::{OptTime, SimTime};
 use crate::util::packed_option::Opt;
-
-/// Per-segment book-keeping for segments in `[una, high)`, one word each (a sender holds one
-/// per segment in flight): when it was last sent, in the low 60 bits (a run lasts less than
-/// 2^60 ns, `config/units.rs`), whether it was retransmitted (Karn's rule: no RTT sample
-/// from it), whether a SACK block reported it, and RACK-TLP's two marks (`rack.rs`; Linux's
-/// `TCPCB_LOST` and `TCPCB_SACKED_RETRANS`), which only a connection with RACK, TLP or the
-/// kept scoreboard sets.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct SegMeta(u64);
-
-const RETX: u64 = 1 << 63;
-const SACKED: u64 = 1 << 62;
-const LOST: u64 = 1 << 61;
-const RETRANS_OUT: u64 = 1 << 60;
-const MARKS: u64 = LOST | RETRANS_OUT;
-
-impl SegMeta {
-    fn new(sent: SimTime) -> SegMeta {
-        debug_assert!(sent.0 < RETRANS_OUT, "times fit in 60 bits");
-        SegMeta(sent.0)
-    }
-
-    pub fn sent(self) -> SimTime {
-        SimTime(self.0 & (RETRANS_OUT - 1))
-    }
-
-    pub fn retx(self) -> bool {
-        self.0 & RETX != 0
-    }
-
-    pub fn sacked(self) -> bool {
-        self.0 & SACKED != 0
-    }
-
-    pub fn set_sacked(&mut self, on: bool) {
-        self.0 = (self.0 & !SACKED) | if on { SACKED } else { 0 };
-    }
-
-    /// Deemed lost (RACK, or a timeout that kept the scoreboard).
-    pub fn lost(self) -> bool {
-        self.0 & LOST != 0
-    }
-
-    /// Retransmitted and not since deemed lost again: in flight as a retransmission.
-    pub fn retrans_out(self) -> bool {
-        self.0 & RETRANS_OUT != 0
-    }
-
-    pub fn set_lost(&mut self, on: bool) {
-        self.0 = (self.0 & !LOST) | if on { LOST } else { 0 };
-    }
-
-    pub fn set_retrans_out(&mut self, on: bool) {
-        self.0 = (self.0 & !RETRANS_OUT) | if on { RETRANS_OUT } else { 0 };
-    }
-
-    /// Without RACK-TLP's marks (a segment SACKed, or a timeout that forgets them).
-    pub fn unmarked(self) -> SegMeta {
-        SegMeta(self.0 & !MARKS)
-    }
-
-    /// Sent again at `now`: retransmitted, and keeping its SACK and RACK-TLP marks.
-    fn resent(&mut self, now: SimTime) {
-        *self = SegMeta(SegMeta::new(now).0 | RETX | (self.0 & (SACKED | MARKS)));
-    }
-}
 
 /// The settings a sender consults as it runs, taken from its `TcpParams` (the others only
 /// set up its state): 20 bytes instead of the 160 of the whole, per connection.
