@@ -170,9 +170,9 @@ def test_the_scripts_exit_status_is_passed_on(checkout, monkeypatch, capfd):
     assert "error: `python docs/reproductions/xcp/run.py` exited with status 3" in err
 
 
-def test_ctrl_c_stops_the_script_cleanly(checkout):
-    """Ctrl-C in a terminal reaches the command and its script (one process group): the
-    script stops by itself, keeping what it finished, and the command exits with 130."""
+def _start_waiting(checkout, **popen) -> subprocess.Popen:
+    """`ccsim reproduce xcp` on the stand-in told to wait (FAKE_WAIT), once the stand-in has
+    started (or after 60 s, or once the command has ended)."""
     env = {**os.environ, "FAKE_WAIT": "1"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
     proc = subprocess.Popen(
@@ -182,16 +182,26 @@ def test_ctrl_c_stops_the_script_cleanly(checkout):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,
-        # As a terminal's foreground job: a test run in the background (`cmd &`) would hand
-        # down SIGINT ignored, and Python keeps an inherited SIG_IGN.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **popen,
     )
     started = checkout / "docs" / "reproductions" / "started"
     deadline = time.monotonic() + 60
     while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert started.exists()
+    return proc
+
+
+def test_ctrl_c_stops_the_script_cleanly(checkout):
+    """Ctrl-C in a terminal reaches the command and its script (one process group): the
+    script stops by itself, keeping what it finished, and the command exits with 130."""
+    proc = _start_waiting(
+        checkout,
+        start_new_session=True,
+        # As a terminal's foreground job: a test run in the background (`cmd &`) would hand
+        # down SIGINT ignored, and Python keeps an inherited SIG_IGN.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert (checkout / "docs" / "reproductions" / "started").exists()
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
@@ -216,20 +226,7 @@ def test_real_quick_run_of_the_xcp_reproduction(monkeypatch, capfd):
 
 def test_sigterm_ends_the_script_too(checkout):
     """SIGTERM to the command alone (a batch scheduler's limit) is passed on to its script."""
-    env = {**os.environ, "FAKE_WAIT": "1"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ccsim", "reproduce", "xcp"],
-        cwd=checkout,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    started = checkout / "docs" / "reproductions" / "started"
-    deadline = time.monotonic() + 60
-    while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    proc = _start_waiting(checkout)
     proc.terminate()
     _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.strip()) == (128 + signal.SIGTERM, "terminated (SIGTERM)")

@@ -225,13 +225,12 @@ impl Sender {
     /// Segment `seg` was just sent at `now` (`new` data, or again). New data sent by
     /// `try_send`'s own loop comes here only as `rack_sent_new` (nothing per segment).
     pub(super) fn rack_sent(&mut self, seg: u64, new: bool, now: SimTime) {
+        if new {
+            return self.rack_sent_new();
+        }
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        if new {
-            r.resched |= !r.in_probe;
-            return;
-        }
         let m = &mut self.segs[(seg - self.una) as usize];
         if !m.retrans_out() {
             m.set_retrans_out(true);
@@ -400,7 +399,7 @@ impl Sender {
         let recovering = matches!(self.st.ca_state, CaState::Recovery | CaState::Loss);
         let (dupthresh, min_rtt, srtt) = (self.p.dupthresh, self.st.min_rtt, self.st.srtt);
         let r = self.rack.as_deref()?;
-        let xmit_ts = r.xmit_ts.get()?;
+        let (xmit_ts, end_seq, rtt) = (r.xmit_ts.get()?, r.end_seq, r.rtt);
         let reo = reo_wnd(
             r.reord_seen,
             recovering,
@@ -414,11 +413,11 @@ impl Sender {
         // first segment in flight sent after RACK.xmit_ts: the rest were sent later.
         let mut wait: Option<SimTime> = None;
         let mut lost = Vec::new();
-        let mut check = |s: u64, t: SimTime, r: &Rack| -> bool {
-            if !sent_after(xmit_ts, r.end_seq, t, s + 1) {
+        let mut check = |s: u64, t: SimTime| -> bool {
+            if !sent_after(xmit_ts, end_seq, t, s + 1) {
                 return false;
             }
-            let due = t + r.rtt + reo;
+            let due = t + rtt + reo;
             if due <= now {
                 lost.push(s);
             } else {
@@ -440,7 +439,7 @@ impl Sender {
                 continue;
             }
             front = false;
-            if !check(s, m.sent(), r) {
+            if !check(s, m.sent()) {
                 break;
             }
             s += 1;
@@ -460,7 +459,7 @@ impl Sender {
                 }
                 continue;
             }
-            if !check(s, t, r) {
+            if !check(s, t) {
                 break;
             }
             i += 1;
